@@ -1,0 +1,232 @@
+#include "checker/execution.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "checker/errors.hpp"
+#include "checker/strategy.hpp"
+
+namespace heddle {
+namespace {
+thread_local Execution* t_current = nullptr;
+}  // namespace
+
+Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits), pool_(pool) {
+  previous_ = t_current;
+  t_current = this;
+}
+
+Execution::~Execution() {
+  // Unwind unfinished fibers while this execution is still current, since
+  // model destructors may touch it; then drop the agents.
+  for (auto& a : agents_) {
+    if (a->kind == Agent::Kind::thread) static_cast<ThreadAgent&>(*a).fiber.reset();
+  }
+  agents_.clear();
+  owned_.clear();
+  t_current = previous_;
+}
+
+Execution& Execution::current() {
+  if (t_current == nullptr)
+    throw std::logic_error("[heddle bug] no execution is current: model primitives must be "
+                           "created inside a kernel's setup or its threads");
+  return *t_current;
+}
+
+bool Execution::active() noexcept { return t_current != nullptr; }
+
+AgentId Execution::spawn(std::string name, std::function<void()> body) {
+  AgentId id{static_cast<std::uint32_t>(agents_.size())};
+  auto wrapped = [this, id, body = std::move(body)] {
+    auto& t = static_cast<ThreadAgent&>(*agents_[index(id)]);
+    run_thread_body(t, body);
+  };
+  auto t = std::make_unique<ThreadAgent>(id, std::move(name), pool_, std::move(wrapped));
+  Agent& parent = running_ ? *running_ : host_;
+  t->clock = parent.clock;
+  t->commit = parent.commit;
+  t->clock.set(id, 1);
+  t->created_by = trace_.empty() || running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
+  if (running_) running_->clock.tick(running_->id);
+  agents_.push_back(std::move(t));
+  return id;
+}
+
+AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::source_location loc) {
+  AgentId id{static_cast<std::uint32_t>(agents_.size())};
+  Agent& parent = running_ ? *running_ : host_;
+  auto a = std::make_unique<AsyncAgent>(id, std::move(name), parent.id, std::move(phases), loc);
+  a->clock = parent.clock;
+  a->commit = parent.commit;
+  a->clock.set(id, 1);
+  a->created_by = running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
+  if (running_) running_->clock.tick(running_->id);
+  agents_.push_back(std::move(a));
+  return id;
+}
+
+ObjectId Execution::add_object(std::string name) {
+  object_names_.push_back(std::move(name));
+  return ObjectId{static_cast<std::uint32_t>(object_names_.size() - 1)};
+}
+
+void Execution::visible(PendingOp op) {
+  if (running_ == nullptr || running_->kind != Agent::Kind::thread) return;
+  auto& t = static_cast<ThreadAgent&>(*running_);
+  t.op = std::move(op);
+  t.has_pending = true;
+  Fiber::suspend();
+  // Resumed by the controller: the caller now performs the operation.
+}
+
+void Execution::acquire(const SyncClock& s) {
+  Agent& a = running_ ? *running_ : host_;
+  a.clock.join(s.clock);
+  a.commit.join(s.commit);
+}
+
+void Execution::release(SyncClock& s) {
+  Agent& a = running_ ? *running_ : host_;
+  s.clock.join(a.clock);
+  s.commit.join(a.commit);
+  a.clock.tick(a.id);  // later accesses are not covered by this release
+}
+
+void Execution::proxy_fence() {
+  Agent& a = running_ ? *running_ : host_;
+  a.commit = a.clock;
+  a.clock.tick(a.id);
+}
+
+void Execution::fail(BugReport bug) {
+  if (bug_) return;  // the first bug of an execution is the one reported
+  bug.step = step_;
+  bug_ = std::move(bug);
+}
+
+void Execution::fail(Verdict kind, std::string title, std::vector<std::string> details) {
+  BugReport b;
+  b.kind = kind;
+  b.title = std::move(title);
+  b.details = std::move(details);
+  fail(std::move(b));
+}
+
+void Execution::observe(std::string key, std::string value) {
+  observed_.emplace_back(std::move(key), std::move(value));
+}
+
+std::uint32_t Execution::choose(std::uint32_t n) {
+  if (n == 0) throw ModelError("heddle::choose(0): a choice needs at least one value");
+  if (strategy_ == nullptr) throw std::logic_error("[heddle bug] choose() without a strategy");
+  auto v = n == 1 ? 0u : strategy_->choose(n, *this);
+  choices_.push_back(DataChoice{step_, v, n});
+  return v;
+}
+
+std::string Execution::final_state() const {
+  std::map<std::string, std::string> sorted(observed_.begin(), observed_.end());
+  std::string out;
+  for (auto& [k, v] : sorted) out += fmt::format("{}={}\n", k, v);
+  return out;
+}
+
+std::string Execution::describe(const char* op, ObjectId object, bool has_object) const {
+  if (!has_object) return op;
+  return fmt::format("{}({})", op, object_name(object));
+}
+
+std::vector<AgentId> Execution::enabled_agents() const {
+  std::vector<AgentId> out;
+  for (const auto& a : agents_)
+    if (a->enabled()) out.push_back(a->id);
+  return out;
+}
+
+void Execution::record_event(Agent& a) {
+  const PendingOp& op = a.pending();
+  Event e;
+  e.agent = a.id;
+  e.op = op.name;
+  e.object = op.object;
+  e.has_object = op.has_object;
+  e.loc = op.loc;
+  e.footprint = op.footprint;
+  e.created_by = a.events == 0 ? a.created_by : -1;
+  e.agent_event = a.events++;
+  trace_.push_back(std::move(e));
+}
+
+void Execution::refine_footprint(Footprint fp) {
+  if (trace_.empty()) return;
+  trace_.back().footprint = std::move(fp);
+}
+
+Ending Execution::run(Strategy& strategy) {
+  strategy_ = &strategy;
+  std::vector<AgentId> enabled;
+  for (;;) {
+    start_new_threads();
+    if (bug_) return Ending::bug;
+    enabled.clear();
+    for (const auto& a : agents_)
+      if (a->enabled()) enabled.push_back(a->id);
+    if (enabled.empty()) {
+      for (const auto& a : agents_)
+        if (a->kind == Agent::Kind::thread && !a->finished) {
+          report_deadlock();
+          return Ending::bug;
+        }
+      run_exit_checks();
+      return bug_ ? Ending::bug : Ending::complete;
+    }
+    if (step_ >= limits_.max_steps) {
+      report_step_limit();
+      return Ending::step_limit;
+    }
+    ++step_;
+    AgentId pick = strategy.pick(Choice{step_, enabled, *this});
+    if (std::find(enabled.begin(), enabled.end(), pick) == enabled.end())
+      throw std::logic_error("[heddle bug] strategy picked an agent that is not enabled");
+    Agent& a = *agents_[index(pick)];
+    record_event(a);
+    if (a.kind == Agent::Kind::thread)
+      run_thread_step(static_cast<ThreadAgent&>(a));
+    else
+      run_async_step(static_cast<AsyncAgent&>(a));
+    if (bug_) return Ending::bug;
+  }
+}
+
+void Execution::run_async_step(AsyncAgent& a) {
+  running_ = &a;
+  try {
+    auto& phase = a.phases[a.next];
+    if (phase.effect) phase.effect();
+  } catch (const ModelError& e) {
+    fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
+  }
+  running_ = nullptr;
+  if (++a.next == a.phases.size())
+    a.finished = true;
+  else
+    a.load_next();
+}
+
+void Execution::run_exit_checks() {
+  running_ = nullptr;
+  for (auto& check : exit_checks_) {
+    if (bug_) return;
+    try {
+      check();
+    } catch (const ModelError& e) {
+      fail(Verdict::model_error, fmt::format("kernel exit check failed: {}", e.what()));
+    }
+  }
+}
+
+}  // namespace heddle

@@ -1,0 +1,146 @@
+// One execution of a kernel model: its agents, objects, trace and bug.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "checker/agent.hpp"
+#include "checker/report.hpp"
+#include "checker/sync.hpp"
+
+namespace heddle {
+
+class Strategy;
+
+/// One executed step of the trace. Events are plain data for strategies.
+struct Event {
+  AgentId agent{};
+  const char* op = "";
+  ObjectId object{};
+  bool has_object = false;
+  std::source_location loc;
+  Footprint footprint;
+  std::int32_t created_by = -1;  // for an agent's first event: the creating event
+  std::uint32_t agent_event = 0; // index of this event among its agent's events
+};
+
+/// A data choice made by the model (heddle::choose) during a step.
+struct DataChoice {
+  std::uint32_t step = 0;    // step during which it was made (0: setup)
+  std::uint32_t value = 0;
+  std::uint32_t range = 0;   // the value was in [0, range)
+};
+
+/// Limits that apply to one execution.
+struct ExecutionLimits {
+  std::uint32_t max_steps = 100000;   // beyond: livelock / unbounded loop
+  double step_timeout = 10.0;          // seconds one fiber step may run
+};
+
+/// How an execution ended.
+enum class Ending { complete, bug, step_limit };
+
+class Execution {
+ public:
+  Execution(ExecutionLimits limits, StackPool& pool);
+  ~Execution();
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+
+  /// The execution being built or run on this OS thread ([heddle bug] if none).
+  static Execution& current();
+  /// True while some execution is current.
+  static bool active() noexcept;
+
+  // ---- model-facing ----
+  /// Creates a thread; it starts (happens-after the creator) at the next step.
+  AgentId spawn(std::string name, std::function<void()> body);
+  /// Creates an async agent issued by the current agent (or the host in setup).
+  AgentId issue(std::string name, std::vector<Phase> phases, std::source_location loc);
+  /// Registers a named object (sync object or region) and returns its id.
+  ObjectId add_object(std::string name);
+  const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
+  /// Allocates a T owned by this execution (models keep references to it).
+  template <class T, class... A>
+  T& make(A&&... args) {
+    auto holder = std::make_shared<T>(std::forward<A>(args)...);
+    T& ref = *holder;
+    owned_.push_back(std::move(holder));
+    return ref;
+  }
+  /// From a thread: publishes `op` and suspends until the controller runs it.
+  /// From setup or an async phase, runs nothing and returns at once.
+  void visible(PendingOp op);
+  /// The agent running now (nullptr during setup and exit checks).
+  Agent* self() noexcept { return running_; }
+  /// Joins `s` into the current agent (acquire).
+  void acquire(const SyncClock& s);
+  /// Joins the current agent into `s` (release).
+  void release(SyncClock& s);
+  /// A bi-directional proxy fence: commit := clock.
+  void proxy_fence();
+  /// Records a bug; the controller ends the execution after this step.
+  void fail(BugReport bug);
+  /// Records a bug found by a model check (assertion, misuse).
+  void fail(Verdict kind, std::string title, std::vector<std::string> details = {});
+  /// Runs `fn` when every agent is done (models' kernel-exit checks).
+  void on_exit(std::function<void()> fn) { exit_checks_.push_back(std::move(fn)); }
+  /// Records one entry of the final state (compared across executions).
+  void observe(std::string key, std::string value);
+  /// Replaces the footprint of the step running now, once the operation
+  /// knows what it really did (a failed CAS only reads).
+  void refine_footprint(Footprint fp);
+  /// A data choice in [0, n), taken from the strategy.
+  std::uint32_t choose(std::uint32_t n);
+  /// The 1-based step running now (0 before the first step).
+  std::uint32_t step() const noexcept { return step_; }
+  bool failed() const noexcept { return bug_.has_value(); }
+
+  // ---- controller-facing ----
+  /// Runs the execution to its end under `strategy`.
+  Ending run(Strategy& strategy);
+  const std::vector<Event>& trace() const noexcept { return trace_; }
+  const std::vector<DataChoice>& choices() const noexcept { return choices_; }
+  const std::vector<std::unique_ptr<Agent>>& agents() const noexcept { return agents_; }
+  const std::optional<BugReport>& bug() const noexcept { return bug_; }
+  /// The final state as "key=value" lines in key order.
+  std::string final_state() const;
+  /// Text naming an operation: "name(object)" or "name".
+  std::string describe(const char* op, ObjectId object, bool has_object) const;
+  /// Installs the strategy used for data choices outside run() (setup).
+  void set_strategy(Strategy* s) noexcept { strategy_ = s; }
+
+ private:
+  void start_new_threads();
+  void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
+  void run_thread_step(ThreadAgent& t);
+  void run_async_step(AsyncAgent& a);
+  void handle_fault(ThreadAgent& t, FiberFault why);
+  void report_deadlock();
+  void report_step_limit();
+  void run_exit_checks();
+  void record_event(Agent& a);
+  std::vector<AgentId> enabled_agents() const;
+
+  ExecutionLimits limits_;
+  StackPool& pool_;
+  Strategy* strategy_ = nullptr;
+  std::vector<std::unique_ptr<Agent>> agents_;
+  std::vector<std::string> object_names_;
+  std::vector<std::shared_ptr<void>> owned_;
+  std::vector<std::function<void()>> exit_checks_;
+  std::vector<std::pair<std::string, std::string>> observed_;
+  std::vector<Event> trace_;
+  std::vector<DataChoice> choices_;
+  std::optional<BugReport> bug_;
+  Agent* running_ = nullptr;
+  HostAgent host_;  // the setup code's clocks (initial contents happen before all)
+  std::uint32_t step_ = 0;
+  std::size_t started_ = 0;  // agents_ below this index have been started
+  Execution* previous_ = nullptr;
+};
+
+}  // namespace heddle

@@ -1,0 +1,65 @@
+// Exploration of a kernel: executions under a strategy, within budgets.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "checker/execution.hpp"
+#include "checker/registry.hpp"
+#include "checker/schedule.hpp"
+#include "checker/strategy.hpp"
+
+namespace heddle {
+
+/// Every knob of a run. Zero means "no limit" for the budgets.
+struct RunConfig {
+  std::string strategy = "dfs";       // dfs | replay | (further strategies register)
+  std::uint64_t max_executions = 0;   // budget: executions explored
+  std::uint32_t max_steps = 100000;   // per execution; beyond it: livelock
+  double time_limit = 0;              // budget: wall seconds for the whole run
+  double step_timeout = 10;           // seconds one fiber step may run
+  std::size_t stack_bytes = 256 * 1024;  // per thread fiber
+  bool stop_at_first_bug = true;      // false: count every buggy execution
+  std::optional<std::uint64_t> seed;  // random strategies
+  std::optional<Schedule> replay;     // the schedule to follow (strategy replay)
+};
+
+/// Counters every run reports.
+struct RunStats {
+  std::uint64_t executions = 0;
+  std::uint64_t buggy = 0;          // executions that ended in a bug
+  std::uint64_t deadlocked = 0;     // executions that ended blocked
+  std::uint64_t sleep_blocked = 0;  // from the strategy (0 for optimal DPOR)
+  std::uint32_t max_depth = 0;      // most steps in one execution
+  double seconds = 0;
+};
+
+/// What a run found.
+struct RunResult {
+  Verdict verdict = Verdict::ok;
+  bool exhaustive = false;       // every execution covered, no budget hit
+  std::string stopped_by;        // "max-executions", "time-limit", "first bug", ""
+  RunStats stats;
+  std::optional<BugReport> bug;  // the first bug found
+  std::optional<Schedule> schedule;  // its replayable schedule
+};
+
+/// Builds a strategy from a run configuration (by registered name).
+using StrategyFactory = std::function<std::unique_ptr<Strategy>(const RunConfig&)>;
+/// Registers a strategy under `name` (one file per strategy registers itself).
+void register_strategy(const std::string& name, StrategyFactory f);
+/// Creates the named strategy; UsageError with suggestions when unknown.
+std::unique_ptr<Strategy> make_strategy(const RunConfig& c);
+/// Names of the registered strategies.
+std::vector<std::string> strategy_names();
+
+/// Called after each execution (tests use it to collect final states).
+using ExecutionObserver = std::function<void(const Execution&, Ending)>;
+
+/// Explores `kernel` with `params` under `config`.
+RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& config,
+                  const ExecutionObserver& observer = {});
+
+}  // namespace heddle

@@ -1,0 +1,51 @@
+// Everything a kernel model needs: include this one header.
+#pragma once
+#include <functional>
+#include <source_location>
+#include <string>
+
+#include "checker/execution.hpp"
+#include "checker/memory.hpp"
+#include "checker/primitives.hpp"
+#include "checker/registry.hpp"
+
+namespace heddle {
+
+/// Starts a kernel thread named `name` running `body` (from setup or a thread).
+inline AgentId spawn(std::string name, std::function<void()> body) {
+  return Execution::current().spawn(std::move(name), std::move(body));
+}
+
+/// Allocates a model object owned by the current execution.
+template <class T, class... A>
+T& make(A&&... args) {
+  return Execution::current().make<T>(std::forward<A>(args)...);
+}
+
+/// A named buffer of `n` elements, initialised to `init` (host contents).
+template <class T>
+Buffer<T> buffer(std::string name, std::size_t n, T init = T{}) {
+  auto& r = make<Region>(std::move(name), sizeof(T), n);
+  Buffer<T> b(r);
+  for (std::size_t i = 0; i < n; ++i) b.init(i, init);
+  return b;
+}
+
+/// Issues an async agent with the given phases, on behalf of the running thread.
+inline AgentId issue(std::string name, std::vector<Phase> phases,
+                     std::source_location loc = std::source_location::current()) {
+  return Execution::current().issue(std::move(name), std::move(phases), loc);
+}
+
+/// Records part of the final state (compared across executions by tests).
+inline void observe(std::string key, std::string value) {
+  Execution::current().observe(std::move(key), std::move(value));
+}
+
+/// A nondeterministic data choice in [0, n), explored like a scheduling choice.
+inline std::uint32_t choose(std::uint32_t n) { return Execution::current().choose(n); }
+
+/// Runs `fn` at kernel exit, after every agent is done (exit checks, results).
+inline void at_exit(std::function<void()> fn) { Execution::current().on_exit(std::move(fn)); }
+
+}  // namespace heddle

@@ -1,0 +1,114 @@
+#include "checker/primitives.hpp"
+
+namespace heddle {
+
+SyncObject::SyncObject(std::string name) : id_(Execution::current().add_object(std::move(name))) {}
+
+const std::string& SyncObject::name() const { return Execution::current().object_name(id_); }
+
+void SyncObject::visible(const char* op, bool write, std::source_location loc,
+                         EnabledRef enabled) {
+  PendingOp p;
+  p.name = op;
+  p.object = id_;
+  p.has_object = true;
+  p.loc = loc;
+  p.footprint.push_back(Access{id_, 0, 1, write});
+  p.enabled = enabled;
+  Execution::current().visible(std::move(p));
+}
+
+void Mutex::lock(std::source_location loc) {
+  auto free = [this] { return owner_ == nullptr; };
+  visible("lock", true, loc, free);
+  auto& ex = Execution::current();
+  owner_ = ex.self();
+  ex.acquire(sync_);
+}
+
+void Mutex::unlock(std::source_location loc) {
+  auto& ex = Execution::current();
+  if (owner_ != ex.self())
+    throw ModelError("unlock of mutex " + name() + " that this thread does not hold", loc);
+  visible("unlock", true, loc);
+  owner_ = nullptr;
+  ex.release(sync_);
+}
+
+bool Mutex::try_lock(std::source_location loc) {
+  visible("try_lock", true, loc);
+  auto& ex = Execution::current();
+  if (owner_ != nullptr) {
+    ex.refine_footprint(Footprint{Access{id_, 0, 1, false}});
+    return false;
+  }
+  owner_ = ex.self();
+  ex.acquire(sync_);
+  return true;
+}
+
+void Semaphore::wait(std::source_location loc) {
+  auto positive = [this] { return count_ > 0; };
+  visible("wait", true, loc, positive);
+  --count_;
+  Execution::current().acquire(sync_);
+}
+
+void Semaphore::signal(std::uint32_t n, std::source_location loc) {
+  visible("signal", true, loc);
+  count_ += n;
+  Execution::current().release(sync_);
+}
+
+Barrier::Barrier(std::string name, std::uint32_t parties)
+    : SyncObject(std::move(name)), parties_(parties) {
+  if (parties == 0) throw ModelError("a barrier needs at least one party");
+}
+
+void Barrier::arrive_and_wait(std::source_location loc) {
+  visible("arrive", true, loc);
+  auto& ex = Execution::current();
+  ex.release(gathering_);
+  std::uint64_t mine = phase_;
+  if (++arrived_ == parties_) {
+    arrived_ = 0;
+    ++phase_;
+    sync_ = gathering_;  // the completed phase's releases, for its waiters
+    gathering_ = SyncClock{};
+  }
+  auto passed = [this, mine] { return phase_ > mine; };
+  visible("wait", false, loc, passed);
+  ex.acquire(sync_);
+}
+
+void await(std::function<bool()> pred, std::initializer_list<SyncObject*> reads, const char* op,
+           std::source_location loc) {
+  auto& ex = Execution::current();
+  PendingOp p;
+  p.name = op;
+  p.loc = loc;
+  for (auto* o : reads) p.footprint.push_back(Access{o->id(), 0, 1, false});
+  if (reads.size() > 0) {
+    p.object = (*reads.begin())->id();
+    p.has_object = true;
+  }
+  auto cond = [&pred] { return pred(); };
+  p.enabled = cond;
+  ex.visible(std::move(p));
+  for (auto* o : reads) ex.acquire(o->sync());
+}
+
+void check(bool cond, const std::string& message, std::source_location loc) {
+  if (!cond) throw AssertionFailure(message, loc);
+}
+
+void fence_proxy(const char* op, std::source_location loc) {
+  auto& ex = Execution::current();
+  PendingOp p;
+  p.name = op;
+  p.loc = loc;
+  ex.visible(std::move(p));
+  ex.proxy_fence();
+}
+
+}  // namespace heddle

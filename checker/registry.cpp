@@ -1,0 +1,158 @@
+#include "checker/registry.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "checker/errors.hpp"
+
+namespace heddle {
+namespace {
+std::map<std::string, Kernel>& registry() {
+  static std::map<std::string, Kernel> r;
+  return r;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string suggestion(const std::string& word, const std::vector<std::string>& pool) {
+  auto near = closest(word, pool);
+  if (near.empty()) return "";
+  std::string s = "; did you mean ";
+  for (std::size_t i = 0; i < near.size(); ++i) s += (i ? " or " : "") + near[i];
+  return s + "?";
+}
+
+bool parse_long(const std::string& s, long& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtol(s.c_str(), &end, 10);
+  return *end == '\0';
+}
+
+void validate(const ParamSpec& p, const std::string& v, const std::string& kernel) {
+  auto bad = [&](const std::string& want) {
+    throw UsageError(fmt::format("kernel {}: parameter {}={} is invalid: expected {}", kernel,
+                                 p.name, v, want));
+  };
+  long n = 0;
+  switch (p.type) {
+    case ParamSpec::Type::integer:
+      if (!parse_long(v, n)) bad("an integer");
+      if (p.has_range && (n < p.min || n > p.max)) bad(fmt::format("{}..{}", p.min, p.max));
+      break;
+    case ParamSpec::Type::boolean:
+      if (v != "true" && v != "false") bad("true or false");
+      break;
+    case ParamSpec::Type::choice:
+      if (std::find(p.allowed.begin(), p.allowed.end(), v) == p.allowed.end())
+        bad(fmt::format("one of {}", fmt::join(p.allowed, ", ")));
+      break;
+  }
+}
+}  // namespace
+
+std::vector<std::string> closest(const std::string& word, const std::vector<std::string>& pool) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& p : pool) {
+    std::size_t d = edit_distance(word, p);
+    bool contains = p.find(word) != std::string::npos || word.find(p) != std::string::npos;
+    if (d <= std::max<std::size_t>(2, word.size() / 3) || contains) scored.emplace_back(d, p);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+long Params::get_int(const std::string& name) const { return std::stol(get(name)); }
+bool Params::get_bool(const std::string& name) const { return get(name) == "true"; }
+
+const std::string& Params::get(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end())
+    throw ModelError(fmt::format("the model reads parameter {}, which the kernel does not declare",
+                                 name));
+  return it->second;
+}
+
+Params Kernel::resolve(const std::map<std::string, std::string>& given) const {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> names;
+  for (const auto& p : params) {
+    values[p.name] = p.default_value;
+    names.push_back(p.name);
+  }
+  for (const auto& [k, v] : given) {
+    auto it = std::find_if(params.begin(), params.end(), [&](auto& p) { return p.name == k; });
+    if (it == params.end())
+      throw UsageError(fmt::format("kernel {} has no parameter {}{}", name, k,
+                                   names.empty() ? std::string("; it takes no parameters")
+                                                 : suggestion(k, names)));
+    validate(*it, v, name);
+    values[k] = v;
+  }
+  return Params(std::move(values));
+}
+
+KernelBuilder::KernelBuilder(std::string name, std::string description) {
+  k_.name = std::move(name);
+  k_.description = std::move(description);
+}
+
+KernelBuilder& KernelBuilder::param(std::string name, long def, std::string help, long min,
+                                    long max) {
+  ParamSpec p{std::move(name), ParamSpec::Type::integer, std::to_string(def), {}, min, max,
+              min != 0 || max != 0, std::move(help)};
+  k_.params.push_back(std::move(p));
+  return *this;
+}
+
+KernelBuilder& KernelBuilder::flag(std::string name, bool def, std::string help) {
+  k_.params.push_back(ParamSpec{std::move(name), ParamSpec::Type::boolean, def ? "true" : "false",
+                                {"true", "false"}, 0, 0, false, std::move(help)});
+  return *this;
+}
+
+KernelBuilder& KernelBuilder::choice(std::string name, std::string def,
+                                     std::vector<std::string> allowed, std::string help) {
+  k_.params.push_back(ParamSpec{std::move(name), ParamSpec::Type::choice, std::move(def),
+                                std::move(allowed), 0, 0, false, std::move(help)});
+  return *this;
+}
+
+KernelBuilder& KernelBuilder::preset(std::string name, std::map<std::string, std::string> params,
+                                     Verdict expect) {
+  k_.presets.push_back(Preset{std::move(name), std::move(params), expect});
+  return *this;
+}
+
+Registration KernelBuilder::body(std::function<void(const Params&)> setup) {
+  k_.setup = std::move(setup);
+  registry()[k_.name] = k_;
+  return Registration{k_.name};
+}
+
+const std::map<std::string, Kernel>& kernels() { return registry(); }
+
+const Kernel& find_kernel(const std::string& name) {
+  auto it = registry().find(name);
+  if (it != registry().end()) return it->second;
+  std::vector<std::string> names;
+  for (auto& [n, k] : registry()) names.push_back(n);
+  throw UsageError(fmt::format("unknown kernel {}{} ('heddle list' shows them all)", name,
+                               suggestion(name, names)));
+}
+
+}  // namespace heddle

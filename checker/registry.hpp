@@ -1,0 +1,95 @@
+// The kernel registry: named kernel models with typed parameters.
+#pragma once
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker/report.hpp"
+
+namespace heddle {
+
+/// One declared parameter of a kernel.
+struct ParamSpec {
+  enum class Type { integer, boolean, choice };
+  std::string name;
+  Type type = Type::integer;
+  std::string default_value;
+  std::vector<std::string> allowed;  // choice values; for integers, optional "min".."max"
+  long min = 0, max = 0;             // integer range (inclusive) when has_range
+  bool has_range = false;
+  std::string help;
+};
+
+/// The parameter values of one run, validated against the kernel's specs.
+class Params {
+ public:
+  Params() = default;
+  explicit Params(std::map<std::string, std::string> values) : values_(std::move(values)) {}
+  long get_int(const std::string& name) const;
+  bool get_bool(const std::string& name) const;
+  const std::string& get(const std::string& name) const;
+  const std::map<std::string, std::string>& values() const noexcept { return values_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+/// A named parameter preset that the CI job runs, with its expected verdict.
+struct Preset {
+  std::string name;
+  std::map<std::string, std::string> params;
+  Verdict expect = Verdict::ok;  // a documented buggy variant expects its bug
+};
+
+/// A registered kernel model.
+struct Kernel {
+  std::string name;
+  std::string description;
+  std::vector<ParamSpec> params;
+  std::vector<Preset> presets;
+  std::function<void(const Params&)> setup;  // builds one execution's model
+
+  /// Fills in defaults and validates `given`; throws UsageError with a
+  /// suggestion for unknown names and a list for bad values.
+  Params resolve(const std::map<std::string, std::string>& given) const;
+};
+
+/// Proof that a kernel was registered; kernel files keep one per kernel at
+/// namespace scope: `const auto k = heddle::kernel(...).body(...);`
+struct Registration {
+  std::string name;
+};
+
+/// Builder used by kernel files: `heddle::kernel("name", "what").param(...).body(...)`.
+class KernelBuilder {
+ public:
+  KernelBuilder(std::string name, std::string description);
+  KernelBuilder& param(std::string name, long def, std::string help, long min = 0, long max = 0);
+  KernelBuilder& flag(std::string name, bool def, std::string help);
+  KernelBuilder& choice(std::string name, std::string def, std::vector<std::string> allowed,
+                        std::string help);
+  KernelBuilder& preset(std::string name, std::map<std::string, std::string> params,
+                        Verdict expect = Verdict::ok);
+  /// Sets the model and registers the kernel.
+  Registration body(std::function<void(const Params&)> setup);
+
+ private:
+  Kernel k_;
+};
+
+/// Starts declaring a kernel (registered when body() is called).
+inline KernelBuilder kernel(std::string name, std::string description) {
+  return KernelBuilder(std::move(name), std::move(description));
+}
+
+/// All registered kernels, by name.
+const std::map<std::string, Kernel>& kernels();
+/// Looks a kernel up; throws UsageError suggesting the closest names.
+const Kernel& find_kernel(const std::string& name);
+/// The closest candidates to `word` by edit distance (for suggestions).
+std::vector<std::string> closest(const std::string& word, const std::vector<std::string>& pool);
+
+}  // namespace heddle
+

@@ -1,0 +1,48 @@
+// A schedule: the exact steps of one execution, as a value and a JSON file.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace heddle {
+
+class Execution;
+
+/// One step: which agent ran which operation (and where), or a data choice.
+struct ScheduleStep {
+  std::string agent;     // agent name; empty for a data choice
+  std::string op;        // "lock(m)"; for a data choice, "choose"
+  std::string at;        // file:line of the operation
+  std::uint32_t value = 0;  // data choices: the value chosen
+  std::uint32_t range = 0;  // data choices: chosen in [0, range)
+  bool is_choice() const noexcept { return agent.empty(); }
+  friend bool operator==(const ScheduleStep&, const ScheduleStep&) = default;
+};
+
+/// A replayable schedule. Format version 1.
+struct Schedule {
+  static constexpr int kVersion = 1;
+  std::string kernel;
+  std::map<std::string, std::string> params;
+  std::string strategy;
+  std::optional<std::uint64_t> seed;
+  std::vector<ScheduleStep> steps;
+  nlohmann::json bug;  // the report it shows (null when none)
+  friend bool operator==(const Schedule&, const Schedule&) = default;
+};
+
+/// The schedule of an execution (steps and choices interleaved in order).
+std::vector<ScheduleStep> schedule_steps(const Execution& ex);
+
+/// Writes a schedule as JSON with one step per line.
+std::string write_schedule(const Schedule& s);
+/// Parses a schedule; throws UsageError naming line and column on bad input.
+Schedule read_schedule(const std::string& text, const std::string& filename);
+/// Reads a schedule file; throws UsageError when unreadable or malformed.
+Schedule load_schedule(const std::string& path);
+
+}  // namespace heddle

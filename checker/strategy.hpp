@@ -1,0 +1,47 @@
+// The one interface every exploration strategy implements.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "checker/ids.hpp"
+
+namespace heddle {
+
+class Execution;
+
+/// What a strategy sees when it must pick the next agent.
+struct Choice {
+  std::uint32_t step = 0;             // 1-based step about to run
+  std::span<const AgentId> enabled;   // in agent-id order, never empty
+  const Execution& execution;         // agents, pending operations, trace so far
+};
+
+/// Counters a strategy may add to the run's statistics.
+struct StrategyStats {
+  std::uint64_t sleep_blocked = 0;  // executions cut short by sleep sets
+};
+
+/// An exploration strategy: which agent runs at each step of each execution.
+/// Strategies never run fibers; the controller asks, the strategy answers.
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  /// Name as given on the command line and stored in schedules.
+  virtual std::string name() const = 0;
+  /// Prepares the next execution; false when exploration is complete.
+  virtual bool begin_execution() = 0;
+  /// Picks one of `c.enabled`.
+  virtual AgentId pick(const Choice& c) = 0;
+  /// Picks a data value in [0, n) for heddle::choose().
+  virtual std::uint32_t choose(std::uint32_t n, const Execution& ex) = 0;
+  /// Called once the execution has ended, with its full trace.
+  virtual void end_execution(const Execution& ex) = 0;
+  /// True once every execution of the model has been covered. A strategy
+  /// that stops for another reason (random, pct) returns false.
+  virtual bool exhaustive() const = 0;
+  virtual StrategyStats stats() const { return {}; }
+};
+
+}  // namespace heddle

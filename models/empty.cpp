@@ -1,0 +1,1 @@
+// Keeps the models library non-empty until a model directory adds sources.
