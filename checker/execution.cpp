@@ -116,6 +116,10 @@ void Execution::fail(Verdict kind, std::string title, std::vector<std::string> d
   fail(std::move(b));
 }
 
+void Execution::note(std::string text) {
+  if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
+}
+
 void Execution::observe(std::string key, std::string value) {
   observed_.emplace_back(std::move(key), std::move(value));
 }

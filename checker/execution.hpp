@@ -88,6 +88,10 @@ class Execution {
   void fail(Verdict kind, std::string title, std::vector<std::string> details = {});
   /// Runs `fn` when every agent is done (models' kernel-exit checks).
   void on_exit(std::function<void()> fn) { exit_checks_.push_back(std::move(fn)); }
+  /// Adds a line the run report prints once (e.g. "exploration restricted by
+  /// dma_order=eager"); repeated notes are printed once.
+  void note(std::string text);
+  const std::vector<std::string>& notes() const noexcept { return notes_; }
   /// Records one entry of the final state (compared across executions).
   void observe(std::string key, std::string value);
   /// Replaces the footprint of the step running now, once the operation
@@ -133,6 +137,7 @@ class Execution {
   std::vector<std::shared_ptr<void>> owned_;
   std::vector<std::function<void()>> exit_checks_;
   std::vector<std::pair<std::string, std::string>> observed_;
+  std::vector<std::string> notes_;
   std::vector<Event> trace_;
   std::vector<DataChoice> choices_;
   std::optional<BugReport> bug_;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <algorithm>
 #include <map>
 
 #include "checker/errors.hpp"
@@ -89,6 +90,9 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
     result.stats.max_depth =
         std::max(result.stats.max_depth, static_cast<std::uint32_t>(ex.trace().size()));
     strategy->end_execution(ex);
+    for (const auto& n : ex.notes())
+      if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end())
+        result.notes.push_back(n);
     if (observer) observer(ex, ending);
     if (!ex.bug()) continue;
     ++result.stats.buggy;

@@ -44,6 +44,7 @@ struct RunResult {
   RunStats stats;
   std::optional<BugReport> bug;  // the first bug found
   std::optional<Schedule> schedule;  // its replayable schedule
+  std::vector<std::string> notes;    // model notes, each once, in first-seen order
 };
 
 /// Builds a strategy from a run configuration (by registered name).

@@ -31,6 +31,30 @@ Buffer<T> buffer(std::string name, std::size_t n, T init = T{}) {
   return b;
 }
 
+/// Builds an async phase; its main object (for schedules) is the first one
+/// of `footprint`. `enabled` empty: the phase can run as soon as it is next.
+inline Phase phase(const char* name, Footprint footprint, std::function<void()> effect,
+                   std::function<bool()> enabled = {}) {
+  Phase p;
+  p.name = name;
+  if (!footprint.empty()) {
+    p.object = footprint.front().object;
+    p.has_object = true;
+  }
+  p.footprint = std::move(footprint);
+  p.effect = std::move(effect);
+  p.enabled = std::move(enabled);
+  return p;
+}
+
+/// The footprint entry of a whole region, written or read.
+inline Access touches(const Region& r, bool write) {
+  return Access{r.id(), 0, static_cast<std::uint32_t>(r.size() * r.elem_size()), write};
+}
+
+/// The footprint entry of a sync object, modified or only read.
+inline Access touches(const SyncObject& o, bool write) { return Access{o.id(), 0, 1, write}; }
+
 /// Issues an async agent with the given phases, on behalf of the running thread.
 inline AgentId issue(std::string name, std::vector<Phase> phases,
                      std::source_location loc = std::source_location::current()) {
@@ -41,6 +65,9 @@ inline AgentId issue(std::string name, std::vector<Phase> phases,
 inline void observe(std::string key, std::string value) {
   Execution::current().observe(std::move(key), std::move(value));
 }
+
+/// A line the run report prints once (say how an option restricts exploration).
+inline void note(std::string text) { Execution::current().note(std::move(text)); }
 
 /// A nondeterministic data choice in [0, n), explored like a scheduling choice.
 inline std::uint32_t choose(std::uint32_t n) { return Execution::current().choose(n); }

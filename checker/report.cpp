@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -40,14 +41,12 @@ std::optional<Verdict> parse_verdict(const std::string& s) {
 
 std::string where(const std::source_location& loc) {
   std::string file = loc.file_name();
-  // Paths are printed relative to the source tree so reports are portable.
-  for (const char* root : {"/checker/", "/models/", "/kernels/", "/test/", "/bench/"}) {
-    auto pos = file.rfind(root);
-    if (pos != std::string::npos) {
-      file = file.substr(pos + 1);
-      break;
-    }
-  }
+  // Paths are printed from the first layer folder on (the leftmost one), so
+  // reports do not depend on where the tree was checked out or built.
+  std::size_t best = std::string::npos;
+  for (const char* root : {"/checker/", "/models/", "/kernels/", "/test/", "/bench/"})
+    best = std::min(best, ("/" + file).find(root));
+  if (best != std::string::npos) file = file.substr(best);
   return fmt::format("{}:{}", file, loc.line());
 }
 

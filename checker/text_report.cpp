@@ -60,6 +60,7 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
     for (auto& [k, v] : params.values()) kv.push_back(k + "=" + v);
     out += fmt::format("params: {}\n", fmt::join(kv, " "));
   }
+  for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
   if (r.bug) {
     out += "\n" + format_report(*r.bug);
     out += "\n" + format_schedule(*r.schedule, &*r.bug);
@@ -87,6 +88,7 @@ nlohmann::json summary_json(const Kernel& kernel, const Params& params, const Ru
   j["stats"] = {{"buggy", r.stats.buggy}, {"deadlocked", r.stats.deadlocked},
                 {"sleep_blocked", r.stats.sleep_blocked}, {"max_depth", r.stats.max_depth},
                 {"seconds", r.stats.seconds}};
+  j["notes"] = r.notes;
   j["report"] = r.bug ? report_to_json(*r.bug) : nlohmann::json();
   if (config.seed) j["seed"] = *config.seed;
   return j;

@@ -1,0 +1,100 @@
+// Small generic models for the engine's tests: locks, semaphores, flags,
+// an async copy, and models that misbehave on purpose.
+#include <cassert>
+#include <stdexcept>
+
+#include "checker/heddle.hpp"
+
+namespace {
+using namespace heddle;
+
+const auto unsync_writers = kernel("test/unsync_writers", "two threads write x[0] unsynchronized")
+    .body([](const Params&) {
+      auto x = buffer<int>("x", 1);
+      spawn("T0", [=]() mutable { x.store(0, 1); });  // first write
+      spawn("T1", [=]() mutable { x.store(0, 2); });  // second write
+    });
+
+const auto locked_writers =
+    kernel("test/locked_writers", "n threads each add to x[0] r times under one mutex")
+        .param("n", 2, "threads", 1, 4)
+        .param("rounds", 1, "critical sections per thread", 1, 3)
+        .body([](const Params& p) {
+          auto x = buffer<int>("x", 1);
+          auto& m = make<Mutex>("m");
+          long n = p.get_int("n"), rounds = p.get_int("rounds");
+          for (long t = 0; t < n; ++t)
+            spawn("T" + std::to_string(t), [=, &m]() mutable {
+              for (long r = 0; r < rounds; ++r) {
+                m.lock();
+                x.store(0, x.load(0) + 1);
+                m.unlock();
+              }
+            });
+          at_exit([=] {
+            check(x.raw(0) == n * rounds, "lost an increment");
+            observe("x", std::to_string(x.raw(0)));
+          });
+        });
+
+const auto flag_message =
+    kernel("test/flag_message", "a producer publishes data through a flag")
+        .choice("order", "release", {"release", "relaxed"}, "memory order of the flag")
+        .body([](const Params& p) {
+          auto data = buffer<int>("data", 1);
+          auto& flag = make<Atomic<int>>("flag", 0);
+          Order store_order = p.get("order") == "release" ? Order::release : Order::relaxed;
+          Order load_order = p.get("order") == "release" ? Order::acquire : Order::relaxed;
+          spawn("producer", [=, &flag]() mutable {
+            data.store(0, 42);
+            flag.store(1, store_order);
+          });
+          spawn("consumer", [=, &flag]() mutable {
+            if (flag.load(load_order) == 1) check(data.load(0) == 42, "stale data");
+          });
+        });
+
+const auto counting_semaphore =
+    kernel("test/counting_semaphore", "n workers share k slots guarded by a semaphore")
+        .param("n", 3, "workers", 1, 4)
+        .param("k", 1, "slots (1 makes it a mutex)", 1, 3)
+        .body([](const Params& p) {
+          long n = p.get_int("n"), k = p.get_int("k");
+          auto inside = buffer<int>("inside", 1);
+          auto& sem = make<Semaphore>("slots", static_cast<std::uint32_t>(k));
+          auto& count = make<Atomic<int>>("count", 0);
+          for (long t = 0; t < n; ++t)
+            spawn("W" + std::to_string(t), [=, &sem, &count]() mutable {
+              sem.wait();
+              int now = count.fetch_add(1) + 1;
+              check(now <= k, "more workers inside than slots");
+              if (k == 1) inside.store(0, inside.load(0) + 1);  // exclusive only when k == 1
+              count.fetch_add(-1);
+              sem.signal();
+            });
+        });
+
+const auto async_copy =
+    kernel("test/async_copy", "a thread issues a copy that completes on a flag, then reads it")
+        .flag("wait", true, "await the completion flag before reading the destination")
+        .body([](const Params& p) {
+          auto src = buffer<int>("src", 4, 7);
+          auto dst = buffer<int>("dst", 4, 0);
+          auto& done = make<Atomic<int>>("done", 0);
+          bool wait = p.get_bool("wait");
+          spawn("T0", [=, &done]() mutable {
+            issue("T0.copy", {phase("copy", {touches(dst.region(), true), touches(done, true)},
+                                    [=, &done]() mutable {
+                                      copy_elements(dst.region(), 0, src.region(), 0, 4,
+                                                    Proxy::async, "copy",
+                                                    std::source_location::current());
+                                      done.store(1, Order::release);
+                                    })});
+            if (wait) await([&done] { return done.peek() == 1; }, {&done});
+            int v = dst.load(0);  // the read that races without the wait
+            if (wait) check(v == 7, "copy not landed");
+            observe("dst0", std::to_string(v));
+          });
+        });
+
+}  // namespace
