@@ -39,8 +39,20 @@ Execution& Execution::current() {
 
 bool Execution::active() noexcept { return t_current != nullptr; }
 
+std::string Execution::unique_name(std::string name) {
+  auto taken = [&](const std::string& n) {
+    return std::any_of(agents_.begin(), agents_.end(), [&](auto& a) { return a->name == n; });
+  };
+  if (!taken(name)) return name;
+  for (int k = 2;; ++k) {
+    std::string candidate = fmt::format("{}#{}", name, k);
+    if (!taken(candidate)) return candidate;
+  }
+}
+
 AgentId Execution::spawn(std::string name, std::function<void()> body) {
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
+  name = unique_name(std::move(name));
   auto wrapped = [this, id, body = std::move(body)] {
     auto& t = static_cast<ThreadAgent&>(*agents_[index(id)]);
     run_thread_body(t, body);
@@ -58,6 +70,7 @@ AgentId Execution::spawn(std::string name, std::function<void()> body) {
 
 AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::source_location loc) {
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
+  name = unique_name(std::move(name));
   Agent& parent = running_ ? *running_ : host_;
   auto a = std::make_unique<AsyncAgent>(id, std::move(name), parent.id, std::move(phases), loc);
   a->clock = parent.clock;

@@ -56,6 +56,7 @@ class Execution {
   static bool active() noexcept;
 
   // ---- model-facing ----
+  /// Agent names are unique: a taken name gets a "#k" suffix.
   /// Creates a thread; it starts (happens-after the creator) at the next step.
   AgentId spawn(std::string name, std::function<void()> body);
   /// Creates an async agent issued by the current agent (or the host in setup).
@@ -118,6 +119,8 @@ class Execution {
   void set_strategy(Strategy* s) noexcept { strategy_ = s; }
 
  private:
+  /// `name`, or `name#k` with the smallest k >= 2 that no agent has yet.
+  std::string unique_name(std::string name);
   void start_new_threads();
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
