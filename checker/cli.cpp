@@ -88,10 +88,8 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
   Schedule s = load_schedule(path);
   const Kernel& kernel = find_kernel(s.kernel);
   Params params = kernel.resolve(s.params);
-  config.strategy = "replay";
-  config.seed = s.seed;
   config.stack_bytes = args.stack_kib * 1024;
-  config.replay = s;
+  config = replay_config(s, config);
   RunResult result = explore(kernel, params, config);
   int code = finish(kernel, params, config, result, args, !args.out.empty());
   nlohmann::json now = result.bug ? report_to_json(*result.bug) : nlohmann::json();

@@ -60,12 +60,21 @@ std::unique_ptr<Strategy> make_strategy(const RunConfig& c) {
   return it->second(c);
 }
 
+RunConfig replay_config(const Schedule& s, RunConfig base) {
+  base.strategy = "replay";
+  base.seed = s.seed;
+  if (s.max_steps) base.max_steps = s.max_steps;
+  if (s.step_timeout > 0) base.step_timeout = s.step_timeout;
+  base.replay = s;
+  return base;
+}
+
 RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& config,
                   const ExecutionObserver& observer) {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  install_fault_handlers();
+  FaultHandlers handlers;
   arm_step_watchdog(config.step_timeout);
   StackPool pool(config.stack_bytes);
   auto strategy = make_strategy(config);
@@ -100,7 +109,8 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
     if (!result.bug) {
       result.bug = ex.bug();
       result.verdict = ex.bug()->kind;
-      Schedule s{kernel.name, params.values(), strategy->name(), config.seed,
+      Schedule s{kernel.name,      params.values(),    strategy->name(),
+                 config.seed,      config.max_steps,   config.step_timeout,
                  schedule_steps(ex), report_to_json(*ex.bug())};
       result.schedule = std::move(s);
       spdlog::debug("bug found in execution {}", result.stats.executions);

@@ -56,6 +56,10 @@ std::unique_ptr<Strategy> make_strategy(const RunConfig& c);
 /// Names of the registered strategies.
 std::vector<std::string> strategy_names();
 
+/// The configuration that replays `s`: strategy replay, and the seed and
+/// limits the schedule was recorded with (they shape its outcome).
+RunConfig replay_config(const Schedule& s, RunConfig base = {});
+
 /// Called after each execution (tests use it to collect final states).
 using ExecutionObserver = std::function<void(const Execution&, Ending)>;
 

@@ -152,20 +152,24 @@ void Fiber::suspend() {
   *self->caller_ = std::move(*self->caller_).resume();
 }
 
-void install_fault_handlers() {
-  static bool done = false;
-  if (done) return;
-  done = true;
+FaultHandlers::FaultHandlers() {
+  // One alternate stack for the whole process: the handler must not run on
+  // the overflowed fiber stack.
   static char altstack[64 * 1024];
   stack_t ss{};
   ss.ss_sp = altstack;
   ss.ss_size = sizeof altstack;
-  sigaltstack(&ss, nullptr);
+  sigaltstack(&ss, &old_stack_);
   struct sigaction sa{};
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGALRM}) sigaction(sig, &sa, nullptr);
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &sa, &old_[i]);
+}
+
+FaultHandlers::~FaultHandlers() {
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  sigaltstack(&old_stack_, nullptr);
 }
 
 namespace {

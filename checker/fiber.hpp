@@ -2,7 +2,9 @@
 #pragma once
 #include <boost/context/fiber.hpp>
 #include <boost/context/stack_context.hpp>
+#include <array>
 #include <csetjmp>
+#include <csignal>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -64,9 +66,20 @@ class Fiber {
   bool faulted_ = false;
 };
 
-/// Installs the process-wide SIGSEGV/SIGBUS/SIGABRT/SIGALRM handlers
-/// (once) that turn a fault inside a fiber into a FiberFault.
-void install_fault_handlers();
+/// While alive, SIGSEGV/SIGBUS/SIGABRT/SIGALRM inside a fiber become a
+/// FiberFault; the previous handlers (a test framework's, say) come back after.
+class FaultHandlers {
+ public:
+  FaultHandlers();
+  ~FaultHandlers();
+  FaultHandlers(const FaultHandlers&) = delete;
+  FaultHandlers& operator=(const FaultHandlers&) = delete;
+
+ private:
+  static constexpr std::array<int, 4> kSignals{SIGSEGV, SIGBUS, SIGABRT, SIGALRM};
+  std::array<struct sigaction, 4> old_{};
+  stack_t old_stack_{};
+};
 /// Arms the runaway-step watchdog: a fiber step longer than `seconds` is
 /// first asked to stop (step_watchdog_fired), then abandoned as a timeout.
 void arm_step_watchdog(double seconds);

@@ -73,6 +73,8 @@ std::string write_schedule(const Schedule& s) {
   head["params"] = s.params;
   head["strategy"] = s.strategy;
   if (s.seed) head["seed"] = *s.seed;
+  head["max_steps"] = s.max_steps;
+  head["step_timeout"] = s.step_timeout;
   std::string out = "{\n";
   for (auto& [k, v] : head.items()) out += fmt::format("  {}: {},\n", nlohmann::json(k).dump(), v.dump());
   out += fmt::format("  \"bug\": {},\n", s.bug.dump());
@@ -104,6 +106,8 @@ Schedule read_schedule(const std::string& text, const std::string& file) {
     s.params = j.value("params", std::map<std::string, std::string>{});
     s.strategy = j.value("strategy", std::string());
     if (j.contains("seed")) s.seed = j["seed"].get<std::uint64_t>();
+    s.max_steps = j.value("max_steps", 0u);
+    s.step_timeout = j.value("step_timeout", 0.0);
     s.bug = j.value("bug", nlohmann::json());
   } catch (const nlohmann::json::exception& e) {
     malformed(file, e.what());

@@ -30,6 +30,8 @@ struct Schedule {
   std::map<std::string, std::string> params;
   std::string strategy;
   std::optional<std::uint64_t> seed;
+  std::uint32_t max_steps = 0;   // the run's step limit (a livelock ends there)
+  double step_timeout = 0;       // the run's step timeout (named in its report)
   std::vector<ScheduleStep> steps;
   nlohmann::json bug;  // the report it shows (null when none)
   friend bool operator==(const Schedule&, const Schedule&) = default;

@@ -33,11 +33,7 @@ Outcomes outcomes(const std::string& kernel, const std::map<std::string, std::st
 
 RunResult replay(const Schedule& schedule) {
   const Kernel& k = find_kernel(schedule.kernel);
-  RunConfig c;
-  c.strategy = "replay";
-  c.seed = schedule.seed;
-  c.replay = schedule;
-  return explore(k, k.resolve(schedule.params), c);
+  return explore(k, k.resolve(schedule.params), replay_config(schedule));
 }
 
 std::string temp_dir() {
