@@ -10,13 +10,9 @@
 #include "checker/strategy.hpp"
 
 namespace heddle {
-namespace {
-thread_local Execution* t_current = nullptr;
-}  // namespace
-
 Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits), pool_(pool) {
-  previous_ = t_current;
-  t_current = this;
+  previous_ = detail::current_execution;
+  detail::current_execution = this;
 }
 
 Execution::~Execution() {
@@ -27,17 +23,13 @@ Execution::~Execution() {
   }
   agents_.clear();
   owned_.clear();
-  t_current = previous_;
+  detail::current_execution = previous_;
 }
 
-Execution& Execution::current() {
-  if (t_current == nullptr)
-    throw std::logic_error("[heddle bug] no execution is current: model primitives must be "
-                           "created inside a kernel's setup or its threads");
-  return *t_current;
+void Execution::no_current_execution() {
+  throw std::logic_error("[heddle bug] no execution is current: model primitives must be "
+                         "created inside a kernel's setup or its threads");
 }
-
-bool Execution::active() noexcept { return t_current != nullptr; }
 
 std::string Execution::unique_name(std::string name) {
   auto taken = [&](const std::string& n) {
@@ -89,9 +81,12 @@ ObjectId Execution::add_object(std::string name) {
 
 void Execution::visible(PendingOp op) {
   if (running_ == nullptr || running_->kind != Agent::Kind::thread) return;
-  auto& t = static_cast<ThreadAgent&>(*running_);
-  t.op = std::move(op);
-  t.has_pending = true;
+  static_cast<ThreadAgent&>(*running_).op = std::move(op);
+  publish();
+}
+
+void Execution::publish() {
+  static_cast<ThreadAgent&>(*running_).has_pending = true;
   Fiber::suspend();
   // Resumed by the controller: the caller now performs the operation.
 }
@@ -166,7 +161,7 @@ std::vector<AgentId> Execution::enabled_agents() const {
 
 void Execution::record_event(Agent& a) {
   const PendingOp& op = a.pending();
-  Event e;
+  Event& e = trace_.emplace_back();
   e.agent = a.id;
   e.op = op.name;
   e.object = op.object;
@@ -175,7 +170,6 @@ void Execution::record_event(Agent& a) {
   e.footprint = op.footprint;
   e.created_by = a.events == 0 ? a.created_by : -1;
   e.agent_event = a.events++;
-  trace_.push_back(std::move(e));
 }
 
 void Execution::refine_footprint(Footprint fp) {

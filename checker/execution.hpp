@@ -14,6 +14,12 @@
 namespace heddle {
 
 class Strategy;
+class Execution;
+
+namespace detail {
+/// The execution being built or run on this OS thread (see Execution::current).
+inline thread_local Execution* current_execution = nullptr;
+}  // namespace detail
 
 /// One executed step of the trace. Events are plain data for strategies.
 struct Event {
@@ -51,9 +57,12 @@ class Execution {
   Execution& operator=(const Execution&) = delete;
 
   /// The execution being built or run on this OS thread ([heddle bug] if none).
-  static Execution& current();
+  static Execution& current() {
+    if (detail::current_execution == nullptr) no_current_execution();
+    return *detail::current_execution;
+  }
   /// True while some execution is current.
-  static bool active() noexcept;
+  static bool active() noexcept { return detail::current_execution != nullptr; }
 
   // ---- model-facing ----
   /// Agent names are unique: a taken name gets a "#k" suffix.
@@ -75,6 +84,15 @@ class Execution {
   /// From a thread: publishes `op` and suspends until the controller runs it.
   /// From setup or an async phase, runs nothing and returns at once.
   void visible(PendingOp op);
+  /// Fast path of visible(): the running thread's pending-op slot to fill in
+  /// place (nullptr outside a thread); then call publish().
+  PendingOp* pending_slot() noexcept {
+    return running_ != nullptr && running_->kind == Agent::Kind::thread
+               ? &static_cast<ThreadAgent*>(running_)->op
+               : nullptr;
+  }
+  /// Publishes the filled pending_slot() and suspends until it is scheduled.
+  void publish();
   /// The agent running now (nullptr during setup and exit checks).
   Agent* self() noexcept { return running_; }
   /// Joins `s` into the current agent (acquire).
@@ -115,10 +133,18 @@ class Execution {
   std::string final_state() const;
   /// Text naming an operation: "name(object)" or "name".
   std::string describe(const char* op, ObjectId object, bool has_object) const;
+  /// Reuses `storage`'s capacity for the trace (saves page faults per run).
+  void adopt_trace_storage(std::vector<Event>&& storage) {
+    storage.clear();
+    trace_ = std::move(storage);
+  }
+  /// Hands the trace's storage back for the next execution.
+  std::vector<Event> release_trace_storage() { return std::move(trace_); }
   /// Installs the strategy used for data choices outside run() (setup).
   void set_strategy(Strategy* s) noexcept { strategy_ = s; }
 
  private:
+  [[noreturn]] static void no_current_execution();
   /// `name`, or `name#k` with the smallest k >= 2 that no agent has yet.
   std::string unique_name(std::string name);
   void start_new_threads();

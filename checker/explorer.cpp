@@ -80,6 +80,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   auto strategy = make_strategy(config);
   RunResult result;
   ExecutionLimits limits{config.max_steps, config.step_timeout};
+  std::vector<Event> trace_storage;  // recycled between executions
   for (;;) {
     if (config.max_executions && result.stats.executions >= config.max_executions) {
       result.stopped_by = "max-executions";
@@ -94,6 +95,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
       break;
     }
     Execution ex(limits, pool);
+    ex.adopt_trace_storage(std::move(trace_storage));
     Ending ending = run_one(kernel, params, *strategy, ex);
     ++result.stats.executions;
     result.stats.max_depth =
@@ -103,6 +105,11 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
       if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end())
         result.notes.push_back(n);
     if (observer) observer(ex, ending);
+    struct Recycle {
+      Execution& ex;
+      std::vector<Event>& into;
+      ~Recycle() { into = ex.release_trace_storage(); }
+    } recycle{ex, trace_storage};
     if (!ex.bug()) continue;
     ++result.stats.buggy;
     if (ex.bug()->kind == Verdict::deadlock) ++result.stats.deadlocked;

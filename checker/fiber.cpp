@@ -216,7 +216,9 @@ void arm_step_watchdog(double seconds) {
 void watchdog_enter_step() noexcept {
   g_fault.watchdog_fired = 0;
   g_fault.watchdog_strikes = 0;
-  g_watchdog.seq.fetch_add(1, std::memory_order_relaxed);
+  // Only this thread writes seq: a plain relaxed store avoids a locked RMW.
+  g_watchdog.seq.store(g_watchdog.seq.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_relaxed);
   g_watchdog.in_step.store(true, std::memory_order_relaxed);
 }
 

@@ -8,14 +8,17 @@ const std::string& SyncObject::name() const { return Execution::current().object
 
 void SyncObject::visible(const char* op, bool write, std::source_location loc,
                          EnabledRef enabled) {
-  PendingOp p;
-  p.name = op;
-  p.object = id_;
-  p.has_object = true;
-  p.loc = loc;
-  p.footprint.push_back(Access{id_, 0, 1, write});
-  p.enabled = enabled;
-  Execution::current().visible(std::move(p));
+  auto& ex = Execution::current();
+  PendingOp* p = ex.pending_slot();
+  if (p == nullptr) return;  // setup or an async phase: nothing to schedule
+  p->name = op;
+  p->object = id_;
+  p->has_object = true;
+  p->loc = loc;
+  p->footprint.clear();
+  p->footprint.push_back(Access{id_, 0, 1, write});
+  p->enabled = enabled;
+  ex.publish();
 }
 
 void Mutex::lock(std::source_location loc) {
