@@ -57,3 +57,19 @@ TEST_CASE("async copy: reading before completion races, after the acquire does n
   CHECK(ok.verdict == Verdict::ok);
   CHECK(ok.exhaustive);
 }
+
+TEST_CASE("a generic write reaches an async copy only through a proxy fence") {
+  struct Case { const char* fence; Verdict expected; };
+  for (auto c : {Case{"none", Verdict::race}, Case{"writer_before_barrier", Verdict::ok},
+                 Case{"issuer_after_barrier", Verdict::ok},
+                 Case{"writer_before_write", Verdict::race},
+                 Case{"issuer_after_issue", Verdict::race}}) {
+    INFO("fence=" << c.fence);
+    auto r = run("test/proxy_fence", {{"fence", c.fence}});
+    CHECK(r.verdict == c.expected);
+    if (r.bug) {
+      CHECK(r.bug->title == "data race on src[0]");
+      CHECK(r.bug->accesses[1].proxy == "async");
+    }
+  }
+}

@@ -98,3 +98,39 @@ const auto async_copy =
         });
 
 }  // namespace
+
+namespace {
+using namespace heddle;
+
+// A writer thread fills src (generic proxy); an issuer thread, after a
+// barrier, issues an async-proxy copy of src. The copy sees the write only
+// through a proxy fence by the writer before the barrier or by the issuer
+// after it (DESIGN.md, Proxies).
+const auto proxy_fence_model =
+    kernel("test/proxy_fence", "generic writes become visible to an async copy via a fence")
+        .choice("fence", "none", {"none", "writer_before_barrier", "issuer_after_barrier",
+                                  "writer_before_write", "issuer_after_issue"},
+                "where the proxy fence is")
+        .body([](const Params& p) {
+          auto src = buffer<int>("src", 2, 0);
+          auto dst = buffer<int>("dst", 2, 0);
+          auto& bar = make<Barrier>("bar", 2);
+          std::string f = p.get("fence");
+          spawn("writer", [=, &bar]() mutable {
+            if (f == "writer_before_write") fence_proxy();
+            src.store(0, 5);
+            if (f == "writer_before_barrier") fence_proxy();
+            bar.arrive_and_wait();
+          });
+          spawn("issuer", [=, &bar]() mutable {
+            bar.arrive_and_wait();
+            if (f == "issuer_after_barrier") fence_proxy();
+            issue("copy", {phase("copy", {touches(dst.region(), true), touches(src.region(), false)},
+                                 [=]() mutable {
+                                   copy_elements(dst.region(), 0, src.region(), 0, 2, Proxy::async,
+                                                 "copy", std::source_location::current());
+                                 })});
+            if (f == "issuer_after_issue") fence_proxy();
+          });
+        });
+}  // namespace
