@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checker/execution.hpp"
 #include "checker/fiber.hpp"
 
@@ -35,12 +37,28 @@ void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, c
                                : a->clock;
     return c.covers(Epoch{prior.agent, prior.time});
   };
+  // The racing elements: from e on, as long as the same prior access races.
+  auto extent = [&](std::size_t e, const AccessRecord& prior, bool prior_write) {
+    auto same = [&](const AccessRecord& r) {
+      return r.agent == prior.agent && r.time == prior.time && r.op == prior.op;
+    };
+    std::size_t last = e;
+    while (last + 1 < first + n) {
+      const ShadowCell& next = shadow_[last + 1];
+      bool found = prior_write ? same(next.write)
+                               : std::any_of(next.reads.begin(), next.reads.end(), same);
+      if (!found) break;
+      ++last;
+    }
+    return last;
+  };
   for (std::size_t e = first; e < first + n; ++e) {
     ShadowCell& cell = shadow_[e];
-    if (!ordered(cell.write)) return race(cell.write, true, e, write, now);
+    if (!ordered(cell.write))
+      return race(cell.write, true, e, extent(e, cell.write, true), write, now);
     if (write) {
       for (const auto& r : cell.reads)
-        if (!ordered(r)) return race(r, false, e, write, now);
+        if (!ordered(r)) return race(r, false, e, extent(e, r, false), write, now);
       cell.write = now;
       cell.reads.clear();
     } else {
@@ -52,15 +70,16 @@ void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, c
   }
 }
 
-void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem, bool write,
-                  const AccessRecord& now) {
+void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
+                  std::size_t last, bool write, const AccessRecord& now) {
   auto& ex = Execution::current();
   auto info = [&](const AccessRecord& r, bool w) {
     AccessInfo i;
     i.agent = ex.agents()[index(r.agent)]->name;
     i.op = r.op;
     i.region = name_;
-    i.first = i.last = static_cast<std::uint32_t>(elem);
+    i.first = static_cast<std::uint32_t>(elem);
+    i.last = static_cast<std::uint32_t>(last);
     i.write = w;
     i.proxy = r.proxy == Proxy::generic ? "generic" : "async";
     i.at = where(r.loc);
@@ -69,7 +88,8 @@ void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
   };
   BugReport b;
   b.kind = Verdict::race;
-  b.title = fmt::format("data race on {}[{}]", name_, elem);
+  b.title = last == elem ? fmt::format("data race on {}[{}]", name_, elem)
+                         : fmt::format("data race on {}[{}..{}]", name_, elem, last);
   b.accesses = {info(prior, prior_write), info(now, write)};
   bool cross_proxy = (now.proxy != Proxy::generic) != (prior.proxy != Proxy::generic);
   b.details.push_back(

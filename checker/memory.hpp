@@ -52,8 +52,9 @@ class Region {
   void check_bounds(std::size_t first, std::size_t n, std::source_location loc) const;
 
  private:
-  void race(const AccessRecord& prior, bool prior_write, std::size_t elem, bool write,
-            const AccessRecord& now);
+  /// Reports a race on elements [elem, last] against `prior`.
+  void race(const AccessRecord& prior, bool prior_write, std::size_t elem, std::size_t last,
+            bool write, const AccessRecord& now);
 
   std::string name_;
   ObjectId id_;

@@ -68,8 +68,11 @@ TEST_CASE("a generic write reaches an async copy only through a proxy fence") {
     auto r = run("test/proxy_fence", {{"fence", c.fence}});
     CHECK(r.verdict == c.expected);
     if (r.bug) {
-      CHECK(r.bug->title == "data race on src[0]");
+      // The copy reads both elements the writer wrote: one race over the range.
+      CHECK(r.bug->title == "data race on src[0..1]");
       CHECK(r.bug->accesses[1].proxy == "async");
+      CHECK(r.bug->accesses[1].first == 0);
+      CHECK(r.bug->accesses[1].last == 1);
     }
   }
 }

@@ -119,6 +119,7 @@ const auto proxy_fence_model =
           spawn("writer", [=, &bar]() mutable {
             if (f == "writer_before_write") fence_proxy();
             src.store(0, 5);
+            src.store(1, 6);
             if (f == "writer_before_barrier") fence_proxy();
             bar.arrive_and_wait();
           });
