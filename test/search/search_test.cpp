@@ -111,7 +111,8 @@ TEST_CASE("a plain spin loop hits the step limit naming its line and heddle::awa
   std::string text = format_report(*r.bug);
   INFO(text);
   CHECK(text.find(test::source_line("test/search/models.cpp", "// spin loop")) != std::string::npos);
-  CHECK(text.find("heddle::await") != std::string::npos);
+  CHECK(text.find("a spin loop at " + test::source_line("test/search/models.cpp", "// spin loop") +
+                  "? block on heddle::await") != std::string::npos);
 }
 
 TEST_CASE("heddle run prints the seed and stores it; the schedule replays", "[search]") {
