@@ -127,6 +127,8 @@ int main(int argc, char** argv) {
   run->add_option("--max-executions", config.max_executions, "budget: executions (0: none)");
   run->add_option("--time-limit", config.time_limit, "budget: seconds (0: none)");
   run->add_option("--seed", config.seed, "seed for randomized strategies");
+  run->add_option("--pct-depth", config.pct_depth, "pct: bug depth d (d-1 change points)");
+  run->add_flag("--no-minimize{false}", config.minimize, "report the bug's schedule as found");
   run->add_flag("--keep-going", args.keep_going, "explore on after the first bug, counting bugs");
   add_budgets(run);
   auto* replay = app.add_subcommand("replay", "replay a schedule file step by step");

@@ -2,6 +2,7 @@
 #include <boost/context/detail/exception.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "checker/errors.hpp"
@@ -120,14 +121,21 @@ void Execution::report_step_limit() {
   b.title = fmt::format("livelock or unbounded loop: {} steps without finishing; {} keeps running",
                         limits_.max_steps, name);
   std::map<std::string, int> sites;
+  std::map<std::string, int> lines;  // source lines of the busiest agent's operations
   for (std::size_t i = from; i < trace_.size(); ++i) {
     if (index(trace_[i].agent) != busiest) continue;
     ++sites[fmt::format("{} at {}", describe(trace_[i].op, trace_[i].object,
                                              trace_[i].has_object),
                         where(trace_[i].loc))];
+    ++lines[where(trace_[i].loc)];
   }
   for (auto& [site, n] : sites) b.details.push_back(fmt::format("{} ran {} of the last {} steps", site, n, trace_.size() - from));
-  b.details.push_back("a spin loop? block on heddle::await(predicate) instead, or raise --max-steps");
+  auto loop = std::max_element(lines.begin(), lines.end(),
+                               [](auto& x, auto& y) { return x.second < y.second; });
+  b.details.push_back(fmt::format(
+      "a spin loop at {}? block on heddle::await(predicate, {{objects}}) instead of looping, "
+      "or raise --max-steps",
+      loop == lines.end() ? std::string("an unknown line") : loop->first));
   fail(std::move(b));
 }
 

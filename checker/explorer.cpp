@@ -16,8 +16,9 @@ std::map<std::string, StrategyFactory>& factories() {
   return f;
 }
 
-// Runs one execution of the model; returns how it ended.
-Ending run_one(const Kernel& kernel, const Params& params, Strategy& strategy, Execution& ex) {
+}  // namespace
+
+Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy, Execution& ex) {
   ex.set_strategy(&strategy);
   try {
     kernel.setup(params);
@@ -38,7 +39,6 @@ Ending run_one(const Kernel& kernel, const Params& params, Strategy& strategy, E
     return Ending::bug;
   }
 }
-}  // namespace
 
 void register_strategy(const std::string& name, StrategyFactory f) {
   factories()[name] = std::move(f);
@@ -79,8 +79,12 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   StackPool pool(config.stack_bytes);
   auto strategy = make_strategy(config);
   RunResult result;
+  result.seed = strategy->seed() ? strategy->seed() : config.seed;
+  // A replayed schedule is reported exactly as written, never re-minimized.
+  const bool minimize = config.minimize && config.strategy != "replay";
   ExecutionLimits limits{config.max_steps, config.step_timeout};
   std::vector<Event> trace_storage;  // recycled between executions
+  std::optional<BugTrace> bug_trace;  // the first bug's execution, for minimization
   for (;;) {
     if (config.max_executions && result.stats.executions >= config.max_executions) {
       result.stopped_by = "max-executions";
@@ -91,12 +95,14 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
       break;
     }
     if (!strategy->begin_execution()) {
-      result.exhaustive = true;
+      // Randomized strategies stop on their own default budget: not exhaustive.
+      result.exhaustive = strategy->exhaustive();
+      if (!result.exhaustive) result.stopped_by = "max-executions";
       break;
     }
     Execution ex(limits, pool);
     ex.adopt_trace_storage(std::move(trace_storage));
-    Ending ending = run_one(kernel, params, *strategy, ex);
+    Ending ending = run_execution(kernel, params, *strategy, ex);
     ++result.stats.executions;
     result.stats.max_depth =
         std::max(result.stats.max_depth, static_cast<std::uint32_t>(ex.trace().size()));
@@ -116,8 +122,9 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
     if (!result.bug) {
       result.bug = ex.bug();
       result.verdict = ex.bug()->kind;
+      if (minimize) bug_trace = capture_bug_trace(ex);
       Schedule s{kernel.name,      params.values(),    strategy->name(),
-                 config.seed,      config.max_steps,   config.step_timeout,
+                 result.seed,      config.max_steps,   config.step_timeout,
                  schedule_steps(ex), report_to_json(*ex.bug())};
       result.schedule = std::move(s);
       spdlog::debug("bug found in execution {}", result.stats.executions);
@@ -125,6 +132,17 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
     if (config.stop_at_first_bug) {
       result.stopped_by = "first bug";
       break;
+    }
+  }
+  for (auto& n : strategy->notes()) result.notes.push_back(std::move(n));
+  if (bug_trace && result.schedule) {
+    Minimized m = minimize_counterexample(kernel, params, *bug_trace, *result.schedule, pool,
+                                          limits);
+    result.counterexample = m.info;
+    if (m.info.minimized) {
+      result.bug = m.bug;
+      result.schedule->steps = std::move(m.steps);
+      result.schedule->bug = report_to_json(m.bug);
     }
   }
   result.stats.sleep_blocked = strategy->stats().sleep_blocked;

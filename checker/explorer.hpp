@@ -7,6 +7,7 @@
 #include <string>
 
 #include "checker/execution.hpp"
+#include "checker/minimize.hpp"
 #include "checker/registry.hpp"
 #include "checker/schedule.hpp"
 #include "checker/strategy.hpp"
@@ -22,7 +23,9 @@ struct RunConfig {
   double step_timeout = 10;           // seconds one fiber step may run
   std::size_t stack_bytes = 256 * 1024;  // per thread fiber
   bool stop_at_first_bug = true;      // false: count every buggy execution
-  std::optional<std::uint64_t> seed;  // random strategies
+  std::optional<std::uint64_t> seed;  // random strategies (none: chosen from the clock)
+  std::uint32_t pct_depth = 3;        // pct: bug depth d (d-1 priority change points)
+  bool minimize = true;               // shrink the counterexample (DESIGN.md, Counterexamples)
   std::optional<Schedule> replay;     // the schedule to follow (strategy replay)
 };
 
@@ -45,6 +48,8 @@ struct RunResult {
   std::optional<BugReport> bug;  // the first bug found
   std::optional<Schedule> schedule;  // its replayable schedule
   std::vector<std::string> notes;    // model notes, each once, in first-seen order
+  std::optional<std::uint64_t> seed; // the seed a randomized strategy used
+  std::optional<Counterexample> counterexample;  // sizes before/after minimization
 };
 
 /// Builds a strategy from a run configuration (by registered name).
@@ -62,6 +67,11 @@ RunConfig replay_config(const Schedule& s, RunConfig base = {});
 
 /// Called after each execution (tests use it to collect final states).
 using ExecutionObserver = std::function<void(const Execution&, Ending)>;
+
+/// Runs one execution of the model under `strategy` (setup, then the steps);
+/// model errors in setup become bugs of the execution.
+Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
+                     Execution& ex);
 
 /// Explores `kernel` with `params` under `config`.
 RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& config,

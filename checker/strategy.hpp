@@ -2,8 +2,10 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "checker/ids.hpp"
 
@@ -42,6 +44,10 @@ class Strategy {
   /// that stops for another reason (random, pct) returns false.
   virtual bool exhaustive() const = 0;
   virtual StrategyStats stats() const { return {}; }
+  /// The seed a randomized strategy runs with (stored in schedules); none for others.
+  virtual std::optional<std::uint64_t> seed() const { return std::nullopt; }
+  /// Lines the run report prints once (e.g. a default budget the strategy chose).
+  virtual std::vector<std::string> notes() const { return {}; }
 };
 
 }  // namespace heddle

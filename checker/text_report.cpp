@@ -14,6 +14,18 @@ std::string coverage(const RunResult& r) {
   return "not exhaustive";
 }
 
+std::string counterexample_line(const Counterexample& c) {
+  auto size = [](std::uint32_t steps, std::uint32_t pre) {
+    return fmt::format("{} step{}, {} preemption{}", steps, steps == 1 ? "" : "s", pre,
+                       pre == 1 ? "" : "s");
+  };
+  std::string out = "counterexample: " + size(c.steps, c.preemptions);
+  if (c.minimized)
+    return out + fmt::format(" (minimized from {})", size(c.original_steps,
+                                                          c.original_preemptions));
+  return out + fmt::format(" (not minimized: {})", c.note);
+}
+
 std::string verdict_words(const RunResult& r) {
   if (r.bug) return verdict_name(r.verdict);
   return r.exhaustive ? "verified, no bug in any execution" : "no bug found";
@@ -60,10 +72,12 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
     for (auto& [k, v] : params.values()) kv.push_back(k + "=" + v);
     out += fmt::format("params: {}\n", fmt::join(kv, " "));
   }
+  if (r.seed) out += fmt::format("seed: {}\n", *r.seed);
   for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
   if (r.bug) {
     out += "\n" + format_report(*r.bug);
     out += "\n" + format_schedule(*r.schedule, &*r.bug);
+    if (r.counterexample) out += counterexample_line(*r.counterexample) + "\n";
     if (!schedule_file.empty())
       out += fmt::format("replay with: heddle replay {}\n", schedule_file);
   }
@@ -90,7 +104,14 @@ nlohmann::json summary_json(const Kernel& kernel, const Params& params, const Ru
                 {"seconds", r.stats.seconds}};
   j["notes"] = r.notes;
   j["report"] = r.bug ? report_to_json(*r.bug) : nlohmann::json();
-  if (config.seed) j["seed"] = *config.seed;
+  if (r.seed) j["seed"] = *r.seed;
+  if (r.counterexample) {
+    const Counterexample& c = *r.counterexample;
+    j["counterexample"] = {{"steps", c.steps}, {"preemptions", c.preemptions},
+                           {"original_steps", c.original_steps},
+                           {"original_preemptions", c.original_preemptions},
+                           {"minimized", c.minimized}, {"note", c.note}};
+  }
   return j;
 }
 
