@@ -16,7 +16,7 @@ namespace heddle {
 
 /// Every knob of a run. Zero means "no limit" for the budgets.
 struct RunConfig {
-  std::string strategy = "dfs";       // dfs | replay | (further strategies register)
+  std::string strategy = "dpor";      // dpor | dfs | replay | (further strategies register)
   std::uint64_t max_executions = 0;   // budget: executions explored
   std::uint32_t max_steps = 100000;   // per execution; beyond it: livelock
   double time_limit = 0;              // budget: wall seconds for the whole run

@@ -16,6 +16,10 @@ struct Access {
   std::uint32_t lo = 0;  // byte range [lo, hi) for regions; [0,1) for sync objects
   std::uint32_t hi = 1;
   bool write = false;    // modifies the object (release, RMW, arrival, ...)
+  /// For binary resources (a mutex): -1 takes the object (a lock that blocks
+  /// while taken), +1 gives it back (unlock), 0 neither. DPOR uses it to tell
+  /// whether a blocked take could have run before a given step.
+  std::int8_t token = 0;
 };
 
 /// The objects one operation touches.
@@ -34,6 +38,9 @@ class EnabledRef {
       : obj_(&f), call_([](const void* o) { return (*static_cast<const F*>(o))(); }) {}
   /// Operations without a condition are always enabled.
   bool operator()() const { return call_ == nullptr || call_(obj_); }
+  /// True when the operation has a blocking condition (DPOR asks whether a
+  /// reordered operation could still run).
+  bool conditional() const noexcept { return call_ != nullptr; }
 
  private:
   const void* obj_ = nullptr;

@@ -7,7 +7,7 @@ SyncObject::SyncObject(std::string name) : id_(Execution::current().add_object(s
 const std::string& SyncObject::name() const { return Execution::current().object_name(id_); }
 
 void SyncObject::visible(const char* op, bool write, std::source_location loc,
-                         EnabledRef enabled) {
+                         EnabledRef enabled, std::int8_t token) {
   auto& ex = Execution::current();
   PendingOp* p = ex.pending_slot();
   if (p == nullptr) return;  // setup or an async phase: nothing to schedule
@@ -16,14 +16,14 @@ void SyncObject::visible(const char* op, bool write, std::source_location loc,
   p->has_object = true;
   p->loc = loc;
   p->footprint.clear();
-  p->footprint.push_back(Access{id_, 0, 1, write});
+  p->footprint.push_back(Access{id_, 0, 1, write, token});
   p->enabled = enabled;
   ex.publish();
 }
 
 void Mutex::lock(std::source_location loc) {
   auto free = [this] { return owner_ == nullptr; };
-  visible("lock", true, loc, free);
+  visible("lock", true, loc, free, -1);
   auto& ex = Execution::current();
   owner_ = ex.self();
   ex.acquire(sync_);
@@ -33,13 +33,13 @@ void Mutex::unlock(std::source_location loc) {
   auto& ex = Execution::current();
   if (owner_ != ex.self())
     throw ModelError("unlock of mutex " + name() + " that this thread does not hold", loc);
-  visible("unlock", true, loc);
+  visible("unlock", true, loc, {}, +1);
   owner_ = nullptr;
   ex.release(sync_);
 }
 
 bool Mutex::try_lock(std::source_location loc) {
-  visible("try_lock", true, loc);
+  visible("try_lock", true, loc, {}, -1);
   auto& ex = Execution::current();
   if (owner_ != nullptr) {
     ex.refine_footprint(Footprint{Access{id_, 0, 1, false}});

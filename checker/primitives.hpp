@@ -26,7 +26,8 @@ class SyncObject {
  protected:
   /// Publishes a visible operation on this object and suspends until it is
   /// scheduled; `enabled` must stay valid while the caller is suspended.
-  void visible(const char* op, bool write, std::source_location loc, EnabledRef enabled = {});
+  void visible(const char* op, bool write, std::source_location loc, EnabledRef enabled = {},
+               std::int8_t token = 0);
   /// Same for an operation that may touch several objects (await).
   ObjectId id_;
   SyncClock sync_;

@@ -83,6 +83,7 @@ TEST_CASE("PCT finds a depth-2 bug within its probability bound where dfs does n
   const long m = 4;
   const double n = 5, k = 5 * m + 3;
   RunConfig dfs;
+  dfs.strategy = "dfs";
   dfs.max_executions = 2000;
   CHECK(test::run("search/pct_depth2", {}, dfs).verdict == Verdict::ok);
   // Burckhardt et al. (ASPLOS'10, Thm 1): each execution finds a depth-d bug

@@ -1,0 +1,67 @@
+// Events as the DPOR components see them, and their dependency relation.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "checker/execution.hpp"
+#include "checker/op.hpp"
+
+namespace heddle::dpor {
+
+/// One visible operation: the `agent_event`-th step of `agent`, with its
+/// footprint. Deterministic models make (agent, agent_event) name the same
+/// operation in every execution that runs it.
+struct EventInfo {
+  AgentId agent{};
+  std::uint32_t agent_event = 0;
+  Footprint footprint;
+  bool has_creator = false;         // first event of an agent created by an event
+  AgentId creator_agent{};          // ... that event (valid when has_creator)
+  std::uint32_t creator_event = 0;
+  bool conditional = false;         // the operation may block (lock, wait, await)
+};
+
+/// Dependency (Abdulla et al., JACM 2017, Sec. 2): same agent (program
+/// order), creation (an agent's first event happens after the event that
+/// created it), or conflicting footprints (same object, one writes).
+inline bool dependent(const EventInfo& a, const EventInfo& b) noexcept {
+  if (a.agent == b.agent) return true;
+  if (b.has_creator && b.creator_agent == a.agent && b.creator_event == a.agent_event) return true;
+  if (a.has_creator && a.creator_agent == b.agent && a.creator_event == b.agent_event) return true;
+  return conflicts(a.footprint, b.footprint);
+}
+
+/// The EventInfo of trace[k]; `conditional` comes from the caller's record.
+inline EventInfo event_info(const std::vector<Event>& trace, std::size_t k, bool conditional) {
+  const Event& e = trace[k];
+  EventInfo info;
+  info.agent = e.agent;
+  info.agent_event = e.agent_event;
+  info.footprint = e.footprint;
+  info.conditional = conditional;
+  if (e.agent_event == 0 && e.created_by >= 0) {
+    const Event& c = trace[static_cast<std::size_t>(e.created_by)];
+    info.has_creator = true;
+    info.creator_agent = c.agent;
+    info.creator_event = c.agent_event;
+  }
+  return info;
+}
+
+/// True when `p` (an agent whose next event is `pe`) is a weak initial of
+/// `v` (JACM 2017, Sec. 6, weak initials WI[E](v)): either pe is p's first event in v and
+/// nothing before it in v depends on it, or p is absent from v and pe is
+/// independent of every event of v. Callers guarantee p is enabled.
+inline bool weak_initial(const std::vector<EventInfo>& v, const EventInfo& pe) noexcept {
+  for (std::size_t t = 0; t < v.size(); ++t) {
+    if (v[t].agent != pe.agent) continue;
+    for (std::size_t s = 0; s < t; ++s)
+      if (dependent(v[s], v[t])) return false;
+    return true;
+  }
+  for (const auto& e : v)
+    if (dependent(pe, e)) return false;
+  return true;
+}
+
+}  // namespace heddle::dpor

@@ -1,0 +1,278 @@
+#include "checker/dpor/optimal.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "checker/errors.hpp"
+
+namespace heddle::dpor {
+namespace {
+bool contains(const std::vector<AgentId>& v, AgentId a) {
+  return std::find(v.begin(), v.end(), a) != v.end();
+}
+}  // namespace
+
+bool OptimalDpor::begin() {
+  if (done_) return false;
+  started_ = true;
+  depth_ = 0;
+  blocked_at_ = SIZE_MAX;
+  return true;
+}
+
+EventInfo OptimalDpor::pending_event(const Choice& c, AgentId a) const {
+  const Agent& ag = *c.execution.agents()[index(a)];
+  EventInfo e;
+  e.agent = a;
+  e.agent_event = ag.events;
+  e.footprint = ag.pending().footprint;
+  if (ag.kind == Agent::Kind::thread) {
+    e.conditional = ag.pending().enabled.conditional();
+  } else {
+    const auto& as = static_cast<const AsyncAgent&>(ag);
+    e.conditional = static_cast<bool>(as.phases[as.next].enabled);
+  }
+  if (ag.events == 0 && ag.created_by >= 0) {
+    const Event& cr = c.execution.trace()[static_cast<std::size_t>(ag.created_by)];
+    e.has_creator = true;
+    e.creator_agent = cr.agent;
+    e.creator_event = cr.agent_event;
+  }
+  return e;
+}
+
+std::int32_t OptimalDpor::take_wakeup_child(std::size_t p, const Choice& c) {
+  std::int32_t parent = parent_of(p);
+  for (;;) {
+    std::int32_t n = tree_.first_child(parent);
+    if (n == WakeupForest::kNone) return n;
+    if (std::find(c.enabled.begin(), c.enabled.end(), tree_.event(n).agent) != c.enabled.end())
+      return n;
+    // The reversed race needed a blocked operation to run: no such trace.
+    ++stats_.infeasible;
+    tree_.remove(n);
+  }
+}
+
+AgentId OptimalDpor::next(const Choice& c) {
+  const std::size_t p = depth_++;
+  const auto& trace = c.execution.trace();
+  if (p < branch_) {  // replaying the prefix shared with the previous execution
+    AgentId a = tree_.event(path_[p].node).agent;
+    if (std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
+      throw ModelError(
+          "the model is not deterministic: a step that could run in an earlier execution is "
+          "blocked now (does it read a clock, a random source or global state?)");
+    return a;
+  }
+  if (p > 0) finalize(p - 1, trace);
+  if (p == len_) {
+    if (path_.size() == len_) path_.emplace_back();
+    ++len_;
+    Position& pos = path_[p];
+    pos.sleep.clear();
+    if (p > 0) {
+      const EventInfo& last = tree_.event(path_[p - 1].node);
+      for (const auto& s : path_[p - 1].sleep)
+        if (!dependent(s, last)) pos.sleep.push_back(s);
+    }
+  }
+  Position& pos = path_[p];
+  pos.enabled.assign(c.enabled.begin(), c.enabled.end());
+  std::int32_t node = take_wakeup_child(p, c);
+  AgentId a{};
+  if (node != WakeupForest::kNone) {
+    a = tree_.event(node).agent;
+  } else {
+    auto asleep = [&](AgentId x) {
+      return std::any_of(pos.sleep.begin(), pos.sleep.end(),
+                         [&](const EventInfo& s) { return s.agent == x; });
+    };
+    auto it = std::find_if(c.enabled.begin(), c.enabled.end(), [&](AgentId x) { return !asleep(x); });
+    if (it == c.enabled.end()) {
+      if (blocked_at_ == SIZE_MAX) blocked_at_ = p;
+      it = c.enabled.begin();
+    }
+    a = *it;
+    node = tree_.add_child(parent_of(p), EventInfo{});
+  }
+  // The node now describes the operation as it really is pending.
+  tree_.event(node) = pending_event(c, a);
+  pos.node = node;
+  pos.declared = tree_.event(node).footprint;
+  pos.conditional = tree_.event(node).conditional;
+  stats_.peak_tree_nodes = std::max(stats_.peak_tree_nodes, tree_.live());
+  return a;
+}
+
+void OptimalDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
+  EventInfo& e = tree_.event(path_[p].node);
+  if (e.agent != trace[p].agent)
+    throw std::logic_error("[heddle bug] dpor: the trace ran another agent than the one picked");
+  e.footprint = trace[p].footprint;  // refined after the fact (a failed CAS only reads)
+}
+
+EventInfo OptimalDpor::info(const std::vector<Event>& trace, std::size_t k, bool declared) const {
+  const std::size_t n = trace.size();
+  const Event& e = at(trace, k);
+  EventInfo out;
+  out.agent = e.agent;
+  out.agent_event = e.agent_event;
+  // A moved operation may do something else (a failed CAS may succeed), so
+  // the event that changes place is compared by what it may touch.
+  out.footprint = declared && k < n ? path_[k].declared : e.footprint;
+  out.conditional = conditional_at(n, k);
+  if (e.agent_event == 0 && e.created_by >= 0) {
+    const Event& c = trace[static_cast<std::size_t>(e.created_by)];
+    out.has_creator = true;
+    out.creator_agent = c.agent;
+    out.creator_event = c.agent_event;
+  }
+  return out;
+}
+
+void OptimalDpor::collect_pending(const Execution& ex) {
+  pending_.clear();
+  for (const auto& a : ex.agents()) {
+    if (a->finished) continue;
+    bool conditional = false;
+    if (a->kind == Agent::Kind::thread) {
+      const auto& t = static_cast<const ThreadAgent&>(*a);
+      if (!t.has_pending) continue;
+      conditional = t.op.enabled.conditional();
+    } else {
+      const auto& as = static_cast<const AsyncAgent&>(*a);
+      conditional = static_cast<bool>(as.phases[as.next].enabled);
+    }
+    Pending p;
+    p.event.agent = a->id;
+    p.event.footprint = a->pending().footprint;
+    p.event.agent_event = a->events;
+    p.event.created_by = a->events == 0 ? a->created_by : -1;
+    p.conditional = conditional;
+    pending_.push_back(std::move(p));
+  }
+}
+
+void OptimalDpor::end(const Execution& ex) {
+  const auto& trace = ex.trace();
+  const std::size_t n = trace.size();
+  if (n != depth_) throw std::logic_error("[heddle bug] dpor: trace and picks disagree");
+  if (n > 0 && n - 1 >= branch_) finalize(n - 1, trace);
+  len_ = n;
+  pending_.clear();
+  if (blocked_at_ != SIZE_MAX)
+    ++stats_.sleep_blocked;
+  else
+    collect_pending(ex);
+  compute_clocks(trace);
+  analyse_races(trace, branch_, std::min(n, blocked_at_));
+  if (!pending_.empty()) analyse_races(trace, n, n + pending_.size());
+  if (!backtrack()) done_ = true;
+}
+
+void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
+  const std::size_t real = trace.size();
+  const std::size_t n = real + pending_.size();
+  std::size_t agents = 0;
+  for (std::size_t k = 0; k < n; ++k)
+    agents = std::max<std::size_t>(agents, index(at(trace, k).agent) + 1);
+  std::size_t from = agents == stride_ ? std::min(branch_, real) : 0;
+  stride_ = agents;
+  clocks_.resize(n * stride_);
+  prev_pos_.resize(n);
+  std::vector<std::int32_t> last(stride_, -1);
+  for (std::size_t k = 0; k < n; ++k) {
+    const Event& e = at(trace, k);
+    prev_pos_[k] = last[index(e.agent)];
+    last[index(e.agent)] = static_cast<std::int32_t>(k);
+    if (k < from) continue;
+    std::uint32_t* row = &clocks_[k * stride_];
+    auto join = [&](std::size_t other) {
+      const std::uint32_t* o = &clocks_[other * stride_];
+      for (std::size_t a = 0; a < stride_; ++a) row[a] = std::max(row[a], o[a]);
+    };
+    std::fill(row, row + stride_, 0u);
+    if (prev_pos_[k] >= 0) join(static_cast<std::size_t>(prev_pos_[k]));
+    if (e.agent_event == 0 && e.created_by >= 0) join(static_cast<std::size_t>(e.created_by));
+    for (std::size_t i = 0; i < std::min(k, real); ++i)
+      if (trace[i].agent != e.agent && conflicts(trace[i].footprint, e.footprint)) join(i);
+    row[index(e.agent)] = e.agent_event + 1;
+  }
+}
+
+bool OptimalDpor::token_available(const std::vector<Event>& trace, const Access& take,
+                                  std::size_t i) const {
+  for (std::size_t k = i; k-- > 0;)
+    for (const auto& a : trace[k].footprint)
+      if (a.object == take.object && a.token != 0) return a.token > 0;
+  return true;  // never taken: available from the start
+}
+
+bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std::size_t j) const {
+  if (!conditional_at(trace.size(), j)) return true;
+  // If j was already pending when i ran, the enabled set there says whether
+  // it could have run instead (its objects are only changed by i or by
+  // events that depend on i). Otherwise assume it could: a wakeup branch
+  // whose agent turns out blocked is dropped when it is reached.
+  const Event& ej = at(trace, j);
+  auto si = static_cast<std::int32_t>(i);
+  bool pending = prev_pos_[j] < si && (ej.agent_event > 0 || ej.created_by < si);
+  if (pending) return contains(path_[i].enabled, ej.agent);
+  // A take of a binary resource (lock) can run before i exactly when the
+  // resource was free there: its last token operation before i gave it back.
+  const Footprint& fp = j < trace.size() ? path_[j].declared : ej.footprint;
+  for (const auto& a : fp)
+    if (a.token < 0 && !token_available(trace, a, i)) return false;
+  return true;
+}
+
+void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t from,
+                                std::size_t to) {
+  for (std::size_t j = from; j < to; ++j) {
+    const Event& ej = at(trace, j);
+    const std::int32_t pp = prev_pos_[j];
+    const std::int32_t cb = ej.agent_event == 0 ? ej.created_by : -1;
+    for (std::size_t i = 0; i < std::min(j, trace.size()); ++i) {
+      const Event& ei = trace[i];
+      if (ei.agent == ej.agent || !conflicts(ei.footprint, ej.footprint)) continue;
+      // j's own history must not depend on i, or j could not move before i.
+      if (pp >= 0 && happens_before(ei, static_cast<std::size_t>(pp))) continue;
+      if (cb >= 0 && (static_cast<std::size_t>(cb) == i ||
+                      happens_before(ei, static_cast<std::size_t>(cb))))
+        continue;
+      if (!reversible(trace, i, j)) continue;
+      ++stats_.races;
+      reverse(trace, i, j);
+    }
+  }
+}
+
+void OptimalDpor::reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j) {
+  // v = notdep(e, E).e' (JACM 2017, Alg. 2, line 5): the events after i that
+  // do not happen after it, then j.
+  auto& v = scratch_;
+  v.clear();
+  for (std::size_t k = i + 1; k < std::min(j, trace.size()); ++k)
+    if (!happens_before(trace[i], k)) v.push_back(info(trace, k, false));
+  v.push_back(info(trace, j, true));
+  for (const auto& s : path_[i].sleep)
+    if (weak_initial(v, s)) return;  // an explored sibling already covers v
+  if (insert(tree_, parent_of(i), v)) ++stats_.inserted;
+}
+
+bool OptimalDpor::backtrack() {
+  for (std::size_t p = len_; p-- > 0;) {
+    std::int32_t n = path_[p].node;
+    if (tree_.next_sibling(n) == WakeupForest::kNone) continue;
+    path_[p].sleep.push_back(tree_.event(n));
+    tree_.remove(n);
+    path_[p].node = tree_.first_child(parent_of(p));
+    len_ = p + 1;
+    branch_ = p;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace heddle::dpor

@@ -1,0 +1,99 @@
+// Optimal DPOR with wakeup trees and sleep sets (Abdulla, Aronis, Jonsson,
+// Sagonas, "Source Sets: A Foundation for Optimal Dynamic Partial Order
+// Reduction", JACM 64(4) 2017, Algorithm 2; POPL 2014 Algorithm 2).
+//
+// A pure component: the strategy hands it each pick (enabled set, pending
+// operations) and each finished trace; it answers which agent runs next and
+// keeps the exploration state (the current path, its sleep sets and the
+// wakeup trees hanging off it). It never runs fibers.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "checker/dpor/event.hpp"
+#include "checker/dpor/wakeup_tree.hpp"
+#include "checker/strategy.hpp"
+
+namespace heddle::dpor {
+
+/// Counters of one optimal-DPOR exploration.
+struct OptimalStats {
+  std::uint64_t sleep_blocked = 0;  // executions whose every enabled agent slept
+  std::uint64_t infeasible = 0;     // wakeup branches dropped: their agent was blocked
+  std::uint64_t races = 0;          // reversible races analysed
+  std::uint64_t inserted = 0;       // of which added to a wakeup tree
+  std::size_t peak_tree_nodes = 0;  // live wakeup-forest nodes, at most
+};
+
+/// The exploration state of optimal DPOR over one model.
+class OptimalDpor {
+ public:
+  /// Prepares the next execution; false when every trace has been explored.
+  bool begin();
+  /// The agent to run at the step described by `c`.
+  AgentId next(const Choice& c);
+  /// Analyses the finished execution's races and moves to the next branch.
+  void end(const Execution& ex);
+  const OptimalStats& stats() const noexcept { return stats_; }
+  /// True once begin() has returned false.
+  bool done() const noexcept { return done_; }
+
+ private:
+  // Invariant: path_[p] is the wakeup-forest node of the event run at
+  // position p (0-based step); it is the first child of its parent, whose
+  // other children are the branches still to explore from that prefix.
+  // sleep_[p] and enabled_[p] describe the state before position p.
+  struct Position {
+    std::int32_t node = WakeupForest::kNone;
+    std::vector<EventInfo> sleep;
+    std::vector<AgentId> enabled;
+    Footprint declared;  // the operation's footprint before refinement
+    bool conditional = false;
+  };
+  // An operation still pending when the execution ended (a blocked lock in
+  // a deadlock, or any agent cut off by a bug): it races like an event that
+  // would run last.
+  struct Pending {
+    Event event;
+    bool conditional = false;
+  };
+
+  std::int32_t parent_of(std::size_t p) const { return p == 0 ? 0 : path_[p - 1].node; }
+  std::int32_t take_wakeup_child(std::size_t p, const Choice& c);
+  EventInfo pending_event(const Choice& c, AgentId a) const;
+  void finalize(std::size_t p, const std::vector<Event>& trace);
+  EventInfo info(const std::vector<Event>& trace, std::size_t k, bool declared) const;
+  const Event& at(const std::vector<Event>& trace, std::size_t k) const {
+    return k < trace.size() ? trace[k] : pending_[k - trace.size()].event;
+  }
+  bool conditional_at(std::size_t n, std::size_t k) const {
+    return k < n ? path_[k].conditional : pending_[k - n].conditional;
+  }
+  bool token_available(const std::vector<Event>& trace, const Access& take, std::size_t i) const;
+  void collect_pending(const Execution& ex);
+  void compute_clocks(const std::vector<Event>& trace);
+  void analyse_races(const std::vector<Event>& trace, std::size_t from, std::size_t to);
+  void reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j);
+  bool reversible(const std::vector<Event>& trace, std::size_t i, std::size_t j) const;
+  bool happens_before(const Event& ei, std::size_t k) const {
+    return clocks_[k * stride_ + index(ei.agent)] > ei.agent_event;
+  }
+  bool backtrack();
+
+  WakeupForest tree_;
+  std::vector<Position> path_;   // positions [0, len_) are live; the rest keep capacity
+  std::size_t len_ = 0;
+  std::size_t depth_ = 0;        // position of the next pick in this execution
+  std::size_t branch_ = 0;       // first position that differs from the last execution
+  std::size_t blocked_at_ = SIZE_MAX;  // position where every enabled agent slept
+  bool started_ = false, done_ = false;
+  // Per-position analysis data of the finished trace (reused between runs).
+  std::vector<std::uint32_t> clocks_;   // clocks_[k * stride_ + a]: a's events hb-before-or-at k
+  std::size_t stride_ = 0;
+  std::vector<std::int32_t> prev_pos_;  // position of the same agent's previous event
+  std::vector<EventInfo> scratch_;      // the sequence v of the race being reversed
+  std::vector<Pending> pending_;        // positions n, n+1, ... of the analysis
+  OptimalStats stats_;
+};
+
+}  // namespace heddle::dpor

@@ -1,0 +1,55 @@
+// Wakeup trees (Abdulla et al., JACM 2017, Sec. 6.1), stored as one forest
+// whose leftmost branch is the execution being explored.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "checker/dpor/event.hpp"
+
+namespace heddle::dpor {
+
+/// An ordered tree of events in an arena. Node 0 is the root (the empty
+/// prefix). Children are ordered oldest first; removed nodes are recycled,
+/// so memory follows the live tree, not the number of executions.
+class WakeupForest {
+ public:
+  static constexpr std::int32_t kNone = -1;
+  WakeupForest();
+
+  /// Appends `ev` as the last child of `parent`; returns the new node.
+  std::int32_t add_child(std::int32_t parent, EventInfo ev);
+  /// Unlinks `node` and its whole subtree from its parent and frees them.
+  void remove(std::int32_t node);
+  /// Clears everything but the root.
+  void clear();
+
+  EventInfo& event(std::int32_t n) { return nodes_[n].ev; }
+  const EventInfo& event(std::int32_t n) const { return nodes_[n].ev; }
+  std::int32_t first_child(std::int32_t n) const { return nodes_[n].first_child; }
+  std::int32_t next_sibling(std::int32_t n) const { return nodes_[n].next; }
+  std::int32_t parent(std::int32_t n) const { return nodes_[n].parent; }
+  /// Live nodes (for memory statistics).
+  std::size_t live() const noexcept { return live_; }
+
+ private:
+  struct Node {
+    EventInfo ev;
+    std::int32_t parent = kNone, first_child = kNone, last_child = kNone;
+    std::int32_t prev = kNone, next = kNone;
+  };
+  void free_subtree(std::int32_t n);
+
+  std::vector<Node> nodes_;
+  std::vector<std::int32_t> free_;
+  std::size_t live_ = 0;
+};
+
+/// Inserts `v` below `node` (JACM 2017, Sec. 6.1, insert[E](v, wut)):
+/// descends into the first child whose agent is a weak initial of what is
+/// left of v, removing that agent's event from v; stops when it reaches a
+/// leaf or consumes v (an equivalent sequence is already there), and
+/// otherwise appends the rest of v as a new rightmost branch.
+/// Returns true when it added nodes.
+bool insert(WakeupForest& f, std::int32_t node, std::vector<EventInfo> v);
+
+}  // namespace heddle::dpor

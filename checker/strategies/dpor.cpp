@@ -1,0 +1,37 @@
+// dpor: optimal DPOR (Abdulla et al., JACM 2017, Alg. 2), the default
+// strategy. One execution per Mazurkiewicz trace of the visible operations;
+// the algorithm itself lives in checker/dpor/optimal.hpp.
+#include "checker/dpor/optimal.hpp"
+#include "checker/errors.hpp"
+#include "checker/explorer.hpp"
+
+namespace heddle {
+namespace {
+
+class Dpor final : public Strategy {
+ public:
+  std::string name() const override { return "dpor"; }
+  bool begin_execution() override { return core_.begin(); }
+  AgentId pick(const Choice& c) override { return core_.next(c); }
+  std::uint32_t choose(std::uint32_t, const Execution&) override {
+    // A data choice would be one more kind of branching point whose
+    // alternatives are mutually dependent; not implemented yet.
+    throw ModelError(
+        "heddle::choose is not supported by the dpor strategy: run this kernel with "
+        "--strategy dfs");
+  }
+  void end_execution(const Execution& ex) override { core_.end(ex); }
+  bool exhaustive() const override { return core_.done(); }
+  StrategyStats stats() const override { return {core_.stats().sleep_blocked}; }
+
+ private:
+  dpor::OptimalDpor core_;
+};
+
+const bool registered = [] {
+  register_strategy("dpor", [](const RunConfig&) { return std::make_unique<Dpor>(); });
+  return true;
+}();
+
+}  // namespace
+}  // namespace heddle
