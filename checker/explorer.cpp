@@ -69,6 +69,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   arm_step_watchdog(config.step_timeout);
   StackPool pool(config.stack_bytes);
   auto strategy = make_strategy(config);
+  if (config.decorate) strategy = config.decorate(std::move(strategy));
   RunResult result;
   ExecutionLimits limits{config.max_steps, config.step_timeout};
   for (;;) {

@@ -13,6 +13,9 @@
 
 namespace heddle {
 
+/// Wraps a run's strategy in a decorator (capture, metrics); see RunConfig::decorate.
+using StrategyDecorator = std::function<std::unique_ptr<Strategy>(std::unique_ptr<Strategy>)>;
+
 /// Every knob of a run. Zero means "no limit" for the budgets.
 struct RunConfig {
   std::string strategy = "dfs";       // dfs | replay | (further strategies register)
@@ -24,6 +27,7 @@ struct RunConfig {
   bool stop_at_first_bug = true;      // false: count every buggy execution
   std::optional<std::uint64_t> seed;  // random strategies
   std::optional<Schedule> replay;     // the schedule to follow (strategy replay)
+  StrategyDecorator decorate;         // when set, wraps the strategy (e.g. timeline capture)
 };
 
 /// Counters every run reports.
