@@ -8,7 +8,7 @@
 
 namespace heddle {
 namespace {
-constexpr double kLabelW = 210, kLaneH = 72, kBoxH = 34, kTop = 92, kGap = 10, kCharW = 6.7;
+constexpr double kLabelW = 210, kLaneH = 72, kBoxH = 34, kTop = 92, kGap = 30, kCharW = 6.7;
 constexpr double kMinBox = 64, kMaxBox = 220, kMarkerW = 92;
 
 std::string esc(const std::string& s) {
@@ -56,7 +56,7 @@ Layout layout(const Timeline& t) {
     l.marker_x.push_back(x);
     if (l.marker_w[c] > 0) x += l.marker_w[c] + kGap;
   }
-  l.width = std::max(x + kGap, 720.0);
+  l.width = std::max(x + kGap, 880.0);  // room for the legend
   l.height = kTop + kLaneH * static_cast<double>(t.agents.size()) + 30 + 18 * (t.accesses.size() + 2);
   return l;
 }
