@@ -76,7 +76,7 @@ std::string header(const Timeline& t, const Layout& l) {
 .step.dim { opacity: 0.38; }
 .race-access rect { fill: #ffdede; stroke: #d40000; stroke-width: 3; }
 .bug-step rect { fill: #ffdede; stroke: #d40000; stroke-width: 3; }
-.race-label { fill: #c00000; font-weight: bold; }
+.race-label { fill: #c00000; font-weight: bold; paint-order: stroke; stroke: white; stroke-width: 3px; }
 .hb-edge { fill: none; stroke: #1f5fbf; stroke-width: 1.7; }
 .hb-edge.create { stroke-dasharray: 6 3; }
 .inflight { fill: #ffb347; fill-opacity: 0.33; stroke: #e08a00; stroke-width: 1; }
@@ -153,22 +153,20 @@ std::string inflight(const Timeline& t, const Layout& l) {
   return out;
 }
 
-// Steps, accesses, edges and the footer.
-std::string steps(const Timeline& t, const Layout& l) {
+std::string access_label(const TimelineAccess& a, std::size_t k) {
+  return fmt::format("access {}: {} {}[{}]", k + 1, a.info.write ? "write" : "read", a.info.region,
+                     a.info.first);
+}
+
+// One box per step; the steps holding a racing access are framed in red and
+// labelled, and steps outside the causal past are faded.
+std::string step_boxes(const Timeline& t, const Layout& l) {
   const bool focus = !t.accesses.empty() || t.bug_step;
-  auto access_of = [&](std::uint32_t step) {
-    std::vector<std::size_t> ks;
-    for (std::size_t k = 0; k < t.accesses.size(); ++k)
-      if (t.accesses[k].own_step && t.accesses[k].column == step) ks.push_back(k);
-    return ks;
-  };
-  auto access_label = [](const TimelineAccess& a, std::size_t k) {
-    return fmt::format("access {}: {} {}[{}]", k + 1, a.info.write ? "write" : "read",
-                       a.info.region, a.info.first);
-  };
   std::string out;
   for (const auto& s : t.steps) {
-    auto ks = access_of(s.step);
+    std::vector<std::size_t> ks;
+    for (std::size_t k = 0; k < t.accesses.size(); ++k)
+      if (t.accesses[k].own_step && t.accesses[k].column == s.step) ks.push_back(k);
     std::string cls = "step";
     if (focus && !s.in_past && ks.empty() && s.step != t.bug_step) cls += " dim";
     if (!ks.empty()) cls += " race-access";
@@ -189,6 +187,12 @@ std::string steps(const Timeline& t, const Layout& l) {
       ly += 12;
     }
   }
+  return out;
+}
+
+// Accesses that ran before their agent's first step get a box of their own.
+std::string standalone_accesses(const Timeline& t, const Layout& l) {
+  std::string out;
   for (std::size_t k = 0; k < t.accesses.size(); ++k) {
     const auto& a = t.accesses[k];
     if (a.own_step) continue;
@@ -201,6 +205,12 @@ std::string steps(const Timeline& t, const Layout& l) {
         esc(a.info.agent), esc(access_label(a, k)), x, mid - kBoxH / 2, kMarkerW, kBoxH, x + 6,
         mid + 4, esc(fit(a.info.op, kMarkerW)), x, mid + kBoxH / 2 + 13, esc(access_label(a, k)));
   }
+  return out;
+}
+
+// Happens-before arrows, from the right edge of a step to the left edge of the next.
+std::string edges(const Timeline& t, const Layout& l) {
+  std::string out;
   for (const auto& e : t.edges) {
     const auto& from = t.steps[e.from - 1];
     double x1 = l.x[e.from] + l.w[e.from], y1 = l.lane_mid(from.agent), x2 = 0, y2 = 0;
@@ -219,6 +229,12 @@ std::string steps(const Timeline& t, const Layout& l) {
                        e.to ? std::to_string(e.to) : fmt::format("access{}", e.access + 1), x1, y1,
                        x1 + dx, y1, x2 - dx, y2, x2 - 1, y2);
   }
+  return out;
+}
+
+// The two accesses in words under the lanes.
+std::string footer(const Timeline& t) {
+  std::string out;
   double y = kTop + kLaneH * static_cast<double>(t.agents.size()) + 24;
   for (std::size_t k = 0; k < t.accesses.size(); ++k, y += 18) {
     const auto& a = t.accesses[k].info;
@@ -233,12 +249,12 @@ std::string steps(const Timeline& t, const Layout& l) {
                        y);
   return out;
 }
-
 }  // namespace
 
 std::string timeline_svg(const Timeline& t) {
   Layout l = layout(t);
-  return header(t, l) + lanes(t, l) + inflight(t, l) + steps(t, l) + "</svg>\n";
+  return header(t, l) + lanes(t, l) + inflight(t, l) + step_boxes(t, l) + standalone_accesses(t, l) +
+         edges(t, l) + footer(t) + "</svg>\n";
 }
 
 }  // namespace heddle
