@@ -116,10 +116,16 @@ std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions&
                     std::to_string(r.executions), seconds_text(r.seconds),
                     r.passed ? "pass" : (r.error ? "ERROR" : "FAIL")});
   }
+  std::vector<std::string> bounds;
+  if (o.max_executions) bounds.push_back(fmt::format("{} executions", o.max_executions));
+  if (o.time_limit > 0) bounds.push_back(fmt::format("{} s", o.time_limit));
+  bounds.push_back(fmt::format("{} steps per execution", o.max_steps));
+  std::string out = fmt::format("heddle: {} case{}, strategy {}, bounds per case: {}\n\n",
+                                outs.size(), outs.size() == 1 ? "" : "s", o.strategy,
+                                fmt::join(bounds, ", "));
   std::vector<std::size_t> w(rows[0].size(), 0);
   for (const auto& row : rows)
     for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
-  std::string out;
   for (const auto& row : rows) {
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
