@@ -8,9 +8,12 @@
 #include <fstream>
 #include <iostream>
 
+#include "checker/ci_job.hpp"
 #include "checker/errors.hpp"
 #include "checker/explorer.hpp"
+#include "checker/progress.hpp"
 #include "checker/text_report.hpp"
+#include "checker/timeline.hpp"
 
 namespace heddle {
 namespace {
@@ -22,6 +25,18 @@ struct RunArgs {
   std::string summary_json;
   bool keep_going = false;
   std::size_t stack_kib = 256;
+  bool quiet = false;             // no progress line
+  double progress_interval = 5;   // seconds between progress lines in logs
+  // run --all
+  bool all = false;
+  std::string filter;
+  unsigned jobs = 1;
+  double budget_per_kernel = 0;
+  std::vector<std::string> reports;  // KIND=FILE
+  std::string artifacts;
+  // replay
+  std::string timeline;      // SVG file
+  std::string chrome_trace;  // Chrome trace / Perfetto JSON file
 };
 
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& items) {
@@ -80,8 +95,49 @@ int run_kernel(RunConfig config, const RunArgs& args) {
   config.stop_at_first_bug = !args.keep_going;
   config.stack_bytes = args.stack_kib * 1024;
   make_strategy(config);  // reject unknown strategies before running anything
-  RunResult result = explore(kernel, params, config);
+  ProgressLine progress(detect_progress_mode(args.quiet), args.progress_interval);
+  std::uint64_t executions = 0;
+  auto observe = [&](const Execution& ex, Ending) {
+    ++executions;
+    progress.update([&] {
+      return run_progress_text(executions, static_cast<std::uint32_t>(ex.trace().size()),
+                               progress.elapsed(), config);
+    });
+  };
+  RunResult result = explore(kernel, params, config, observe);
+  progress.finish();
   return finish(kernel, params, config, result, args, true);
+}
+
+int run_all(const RunConfig& config, const RunArgs& args, const std::string& log_level) {
+  if (!args.kernel.empty())
+    throw UsageError(fmt::format("give either a kernel ({}) or --all, not both", args.kernel));
+  if (!args.out.empty() || !args.summary_json.empty() || args.keep_going)
+    throw UsageError("--out, --summary-json and --keep-going are for one kernel; with --all use "
+                     "--artifacts DIR and --report json=FILE");
+  if (config.time_limit > 0 && args.budget_per_kernel > 0)
+    throw UsageError("--time-limit and --budget-per-kernel both set the per-kernel time; give one");
+  CiOptions o;
+  o.filter = args.filter;
+  o.jobs = args.jobs;
+  o.strategy = config.strategy;
+  o.max_executions = config.max_executions;
+  o.time_limit = args.budget_per_kernel > 0 ? args.budget_per_kernel : config.time_limit;
+  o.max_steps = config.max_steps;
+  o.step_timeout = config.step_timeout;
+  o.stack_kib = args.stack_kib;
+  o.seed = config.seed;
+  o.log_level = log_level;
+  o.artifacts = args.artifacts;
+  o.quiet = args.quiet;
+  o.progress_interval = args.progress_interval;
+  for (const auto& r : args.reports) {
+    auto eq = r.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == r.size())
+      throw UsageError(fmt::format("--report {}: expected KIND=FILE with KIND junit, sarif or json", r));
+    o.reports.emplace_back(r.substr(0, eq), r.substr(eq + 1));
+  }
+  return run_ci_job(o);
 }
 
 int replay_file(RunConfig config, const std::string& path, RunArgs args) {
@@ -90,8 +146,15 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
   Params params = kernel.resolve(s.params);
   config.stack_bytes = args.stack_kib * 1024;
   config = replay_config(s, config);
+  TimelineCapture capture(kernel.name, params.values());
+  if (!args.timeline.empty() || !args.chrome_trace.empty()) config.decorate = capture.decorator();
   RunResult result = explore(kernel, params, config);
   int code = finish(kernel, params, config, result, args, !args.out.empty());
+  if (capture.timeline()) {
+    if (!args.timeline.empty()) write_file(args.timeline, timeline_svg(*capture.timeline()));
+    if (!args.chrome_trace.empty())
+      write_file(args.chrome_trace, chrome_trace(*capture.timeline()).dump(1) + "\n");
+  }
   nlohmann::json now = result.bug ? report_to_json(*result.bug) : nlohmann::json();
   if (now != s.bug) {
     fmt::print(stderr,
@@ -121,7 +184,20 @@ int main(int argc, char** argv) {
   };
   app.add_subcommand("list", "list the registered kernels and their parameters");
   auto* run = app.add_subcommand("run", "explore a kernel's schedules");
-  run->add_option("kernel", args.kernel, "kernel name (see 'heddle list')")->required();
+  run->add_option("kernel", args.kernel, "kernel name (see 'heddle list')");
+  run->add_flag("--all", args.all, "the CI job: run every kernel's presets, with a summary table");
+  run->add_option("--filter", args.filter, "with --all: only kernels or KERNEL:PRESET matching GLOB");
+  run->add_option("--jobs,-j", args.jobs, "with --all: cases run in parallel processes")
+      ->check(CLI::Range(1u, 1024u));
+  run->add_option("--budget-per-kernel", args.budget_per_kernel,
+                  "with --all: seconds each kernel/preset may explore (0: none)");
+  run->add_option("--report", args.reports,
+                  "with --all: junit=FILE, sarif=FILE or json=FILE (repeatable)");
+  run->add_option("--artifacts", args.artifacts,
+                  "with --all: directory for one replayable schedule per bug found");
+  run->add_flag("--quiet,-q", args.quiet, "no progress line on stderr");
+  run->add_option("--progress-interval", args.progress_interval,
+                  "seconds between progress lines when stderr is not a terminal");
   run->add_option("--param,-p", args.params, "kernel parameter NAME=VALUE (repeatable)");
   run->add_option("--strategy", config.strategy, "exploration strategy");
   run->add_option("--max-executions", config.max_executions, "budget: executions (0: none)");
@@ -134,6 +210,9 @@ int main(int argc, char** argv) {
   auto* replay = app.add_subcommand("replay", "replay a schedule file step by step");
   std::string replay_path;
   replay->add_option("file", replay_path, "schedule file written by 'heddle run'")->required();
+  replay->add_option("--timeline", args.timeline, "draw the execution as an SVG swimlane timeline");
+  replay->add_option("--chrome-trace", args.chrome_trace,
+                     "write the execution as Chrome trace / Perfetto JSON");
   add_budgets(replay);
   try {
     app.parse(argc, argv);
@@ -144,7 +223,15 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(log_level));
   try {
     if (app.got_subcommand("list")) return list_kernels();
-    if (app.got_subcommand("run")) return run_kernel(config, args);
+    if (app.got_subcommand("run")) {
+      if (args.all) return run_all(config, args, log_level);
+      if (args.kernel.empty())
+        throw UsageError("give a kernel to run ('heddle list' shows them) or --all for every kernel");
+      for (const char* opt : {"--filter", "--jobs", "--budget-per-kernel", "--report", "--artifacts"})
+        if (run->count(opt) > 0)
+          throw UsageError(fmt::format("{} works with --all only", opt));
+      return run_kernel(config, args);
+    }
     return replay_file(config, replay_path, args);
   } catch (const UsageError& e) {
     fmt::print(stderr, "heddle: error: {}\n", e.what());

@@ -78,6 +78,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   arm_step_watchdog(config.step_timeout);
   StackPool pool(config.stack_bytes);
   auto strategy = make_strategy(config);
+  if (config.decorate) strategy = config.decorate(std::move(strategy));
   RunResult result;
   result.seed = strategy->seed() ? strategy->seed() : config.seed;
   // A replayed schedule is reported exactly as written, never re-minimized.

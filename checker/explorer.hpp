@@ -14,6 +14,9 @@
 
 namespace heddle {
 
+/// Wraps a run's strategy in a decorator (capture, metrics); see RunConfig::decorate.
+using StrategyDecorator = std::function<std::unique_ptr<Strategy>(std::unique_ptr<Strategy>)>;
+
 /// Every knob of a run. Zero means "no limit" for the budgets.
 struct RunConfig {
   std::string strategy = "dpor";      // dpor | dfs | replay | (further strategies register)
@@ -27,6 +30,7 @@ struct RunConfig {
   std::uint32_t pct_depth = 3;        // pct: bug depth d (d-1 priority change points)
   bool minimize = true;               // shrink the counterexample (DESIGN.md, Counterexamples)
   std::optional<Schedule> replay;     // the schedule to follow (strategy replay)
+  StrategyDecorator decorate;         // when set, wraps the strategy (e.g. timeline capture)
 };
 
 /// Counters every run reports.

@@ -60,6 +60,8 @@ const Registration philosophers =
         .param("n", 3, "philosophers and forks", 2, 10)
         .choice("order", "ring", {"ring", "ordered"},
                 "ring: left then right fork (can deadlock); ordered: lower fork first")
+        .preset("ring", {{"order", "ring"}}, Verdict::deadlock)
+        .preset("ordered", {{"order", "ordered"}})
         .body([](const Params& p) {
           const int n = static_cast<int>(p.get_int("n"));
           const bool ring = p.get("order") == "ring";
