@@ -188,7 +188,7 @@ Ending Execution::run(Strategy& strategy) {
   std::vector<AgentId> enabled;
   for (;;) {
     start_new_threads();
-    if (bug_) return Ending::bug;
+    if (bug_ && !limits_.finish_after_bug) return Ending::bug;
     enabled.clear();
     for (const auto& a : agents_)
       if (a->enabled()) enabled.push_back(a->id);
@@ -215,7 +215,7 @@ Ending Execution::run(Strategy& strategy) {
       run_thread_step(static_cast<ThreadAgent&>(a));
     else
       run_async_step(static_cast<AsyncAgent&>(a));
-    if (bug_) return Ending::bug;
+    if (bug_ && !limits_.finish_after_bug) return Ending::bug;
   }
 }
 
@@ -237,7 +237,7 @@ void Execution::run_async_step(AsyncAgent& a) {
 void Execution::run_exit_checks() {
   running_ = nullptr;
   for (auto& check : exit_checks_) {
-    if (bug_) return;
+    if (bug_ && !limits_.finish_after_bug) return;
     try {
       check();
     } catch (const ModelError& e) {

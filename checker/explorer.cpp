@@ -70,7 +70,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   StackPool pool(config.stack_bytes);
   auto strategy = make_strategy(config);
   RunResult result;
-  ExecutionLimits limits{config.max_steps, config.step_timeout};
+  ExecutionLimits limits{config.max_steps, config.step_timeout, config.finish_after_bug};
   for (;;) {
     if (config.max_executions && result.stats.executions >= config.max_executions) {
       result.stopped_by = "max-executions";

@@ -22,6 +22,8 @@ struct RunConfig {
   double step_timeout = 10;           // seconds one fiber step may run
   std::size_t stack_bytes = 256 * 1024;  // per thread fiber
   bool stop_at_first_bug = true;      // false: count every buggy execution
+  bool finish_after_bug = false;      // run each buggy execution to its end, keeping its
+                                      // first bug, so the final values show what it did
   std::optional<std::uint64_t> seed;  // random strategies
   std::optional<Schedule> replay;     // the schedule to follow (strategy replay)
 };
