@@ -70,7 +70,10 @@ Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
     st->dst = read_tensormap(desc, c0, c1, bytes, loc);
     Footprint fp{st->dst.touches(target_write)};
     for (const Access& a : target_rest) fp.push_back(a);
-    self_async().phases[target_phase].footprint = fp;
+    Phase& target = self_async().phases[target_phase];
+    target.footprint = fp;
+    target.object = st->dst.region->id();  // schedules name where the box really goes
+    target.has_object = true;
   });
 }
 

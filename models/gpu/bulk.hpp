@@ -83,6 +83,16 @@ void bulk_store(const Span& dst, const Span& src,
 void tensor_store(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1, const Span& src,
                   std::source_location loc = std::source_location::current());
 
+/// A wgmma operand read of element i of shared memory: an async-proxy read
+/// by the running thread (race-checked; wgmma runs in the async proxy).
+template <class T>
+T wgmma_read(const View<T>& v, std::size_t i,
+             std::source_location loc = std::source_location::current()) {
+  View<T> e = v.at(i, loc);
+  e.region().access(e.first(), 1, false, Proxy::async, "wgmma.read", loc);
+  return e.raw(0);
+}
+
 /// cp.async.bulk.commit_group: batches this thread's uncommitted bulk ops
 /// into a new group (possibly empty).
 void bulk_commit_group();
