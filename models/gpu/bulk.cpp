@@ -66,8 +66,19 @@ BulkOp& new_op(ThreadState& t, const char* kind, const char* what, std::source_l
 Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                       std::size_t bytes, std::shared_ptr<Staging> st, std::size_t target_phase,
                       bool target_write, Footprint target_rest, std::source_location loc) {
+  TmaDesc at_issue;  // what the descriptor said when the op was issued
+  std::memcpy(&at_issue, desc.region().bytes() + desc.first(), sizeof at_issue);
   return phase("read_desc", {desc.touches(false)}, [=] {
     st->dst = read_tensormap(desc, c0, c1, bytes, loc);
+    TmaDesc now;
+    std::memcpy(&now, desc.region().bytes() + desc.first(), sizeof now);
+    if (std::memcmp(&now, &at_issue, sizeof now) != 0) {
+      Region* then = current_grid().resolve(at_issue.global_address, 1).first;
+      note(fmt::format("{} (issued at {}) read tensormap {} after it was rewritten: its box "
+                       "goes to {} instead of {}",
+                       self_async().name, where(loc), desc.region().name(),
+                       st->dst.region->name(), then ? then->name() : "an unmapped address"));
+    }
     Footprint fp{st->dst.touches(target_write)};
     for (const Access& a : target_rest) fp.push_back(a);
     Phase& target = self_async().phases[target_phase];
