@@ -182,7 +182,7 @@ Ending Execution::run(Strategy& strategy) {
   std::vector<AgentId> enabled;
   for (;;) {
     start_new_threads();
-    if (bug_) return Ending::bug;
+    if (bug_ && !limits_.finish_after_bug) return Ending::bug;
     enabled.clear();
     for (const auto& a : agents_)
       if (a->enabled()) enabled.push_back(a->id);
@@ -209,7 +209,7 @@ Ending Execution::run(Strategy& strategy) {
       run_thread_step(static_cast<ThreadAgent&>(a));
     else
       run_async_step(static_cast<AsyncAgent&>(a));
-    if (bug_) return Ending::bug;
+    if (bug_ && !limits_.finish_after_bug) return Ending::bug;
   }
 }
 
@@ -231,9 +231,12 @@ void Execution::run_async_step(AsyncAgent& a) {
 void Execution::run_exit_checks() {
   running_ = nullptr;
   for (auto& check : exit_checks_) {
-    if (bug_) return;
+    if (bug_ && !limits_.finish_after_bug) return;
     try {
       check();
+    } catch (const AssertionFailure& e) {
+      fail(Verdict::assertion, fmt::format("check failed at kernel exit: {}", e.what()),
+           {fmt::format("at {}", where(e.where))});
     } catch (const ModelError& e) {
       fail(Verdict::model_error, fmt::format("kernel exit check failed: {}", e.what()));
     }

@@ -44,6 +44,7 @@ struct DataChoice {
 struct ExecutionLimits {
   std::uint32_t max_steps = 100000;   // beyond: livelock / unbounded loop
   double step_timeout = 10.0;          // seconds one fiber step may run
+  bool finish_after_bug = false;       // run on to the end after the first bug (keeping it)
 };
 
 /// How an execution ended.

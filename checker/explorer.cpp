@@ -83,7 +83,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   result.seed = strategy->seed() ? strategy->seed() : config.seed;
   // A replayed schedule is reported exactly as written, never re-minimized.
   const bool minimize = config.minimize && config.strategy != "replay";
-  ExecutionLimits limits{config.max_steps, config.step_timeout};
+  ExecutionLimits limits{config.max_steps, config.step_timeout, config.finish_after_bug};
   std::vector<Event> trace_storage;  // recycled between executions
   std::optional<BugTrace> bug_trace;  // the first bug's execution, for minimization
   for (;;) {

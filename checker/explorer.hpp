@@ -26,6 +26,8 @@ struct RunConfig {
   double step_timeout = 10;           // seconds one fiber step may run
   std::size_t stack_bytes = 256 * 1024;  // per thread fiber
   bool stop_at_first_bug = true;      // false: count every buggy execution
+  bool finish_after_bug = false;      // run each buggy execution to its end, keeping its
+                                      // first bug, so the final values show what it did
   std::optional<std::uint64_t> seed;  // random strategies (none: chosen from the clock)
   std::uint32_t pct_depth = 3;        // pct: bug depth d (d-1 priority change points)
   bool minimize = true;               // shrink the counterexample (DESIGN.md, Counterexamples)

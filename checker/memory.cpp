@@ -81,7 +81,7 @@ void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
     i.first = static_cast<std::uint32_t>(elem);
     i.last = static_cast<std::uint32_t>(last);
     i.write = w;
-    i.proxy = r.proxy == Proxy::generic ? "generic" : "async";
+    i.proxy = proxy_name(r.proxy);
     i.at = where(r.loc);
     i.step = r.step;
     return i;

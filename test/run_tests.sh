@@ -11,9 +11,9 @@ code=${PIPESTATUS[0]}
 # Catch2 v2 ends with "All tests passed (A assertions in N test cases)" or
 # "test cases: N | P passed | F failed".
 passed=0 failed=0
-if line=$(grep -E '^All tests passed' "$log" | tail -n 1) && [ -n "$line" ]; then
+if line=$(grep -aE '^All tests passed' "$log" | tail -n 1) && [ -n "$line" ]; then
   passed=$(sed -E 's/.* in ([0-9]+) test case.*/\1/' <<<"$line")
-elif line=$(grep -E '^test cases:' "$log" | tail -n 1) && [ -n "$line" ]; then
+elif line=$(grep -aE '^test cases:' "$log" | tail -n 1) && [ -n "$line" ]; then
   passed=$(sed -nE 's/.*\| *([0-9]+) passed.*/\1/p' <<<"$line")
   failed=$(sed -nE 's/.*\| *([0-9]+) failed.*/\1/p' <<<"$line")
   passed=${passed:-0}

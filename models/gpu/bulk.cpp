@@ -1,0 +1,289 @@
+#include "models/gpu/bulk.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+
+namespace heddle::gpu {
+namespace {
+
+constexpr std::size_t kDescBytes = 128;
+
+// Bytes in flight between a copy's read phase and its write phase.
+struct Staging {
+  Span dst;
+  std::vector<std::byte> bytes;
+};
+
+void access(const Span& s, bool write, Proxy proxy, const char* op, std::source_location loc) {
+  s.region->check_bounds(s.first, s.count, loc);
+  s.region->access(s.first, s.count, write, proxy, op, loc);
+}
+
+std::byte* data(const Span& s) { return s.region->bytes() + s.first * s.region->elem_size(); }
+
+// The async agent running now (copies edit their own later phases).
+AsyncAgent& self_async() {
+  Agent* a = Execution::current().self();
+  if (a == nullptr || a->kind != Agent::Kind::async)
+    throw std::logic_error("[heddle bug] a copy phase ran outside its async agent");
+  return static_cast<AsyncAgent&>(*a);
+}
+
+// Reads a tensormap in the tensormap proxy (a race-checked access) and
+// resolves box (c0, c1) of `want_bytes` to the global span it names.
+Span read_tensormap(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
+                    std::size_t want_bytes, std::source_location loc) {
+  desc.region().access(desc.first(), kDescBytes, false, Proxy::tensormap, "tma.read_desc", loc);
+  TmaDesc d;
+  std::memcpy(&d, desc.region().bytes() + desc.first(), sizeof d);
+  if (c0 >= d.dims[0] || c1 >= d.dims[1])
+    throw ModelError(fmt::format("box ({}, {}) is outside the {}x{} boxes of tensormap {}", c0, c1,
+                                 d.dims[0], d.dims[1], desc.region().name()),
+                     loc);
+  if (d.box_bytes != want_bytes)
+    throw ModelError(fmt::format("tensormap {} has {}-byte boxes, the shared buffer {} bytes",
+                                 desc.region().name(), d.box_bytes, want_bytes),
+                     loc);
+  std::uint64_t addr = d.global_address + (std::uint64_t{c1} * d.dims[0] + c0) * d.box_bytes;
+  auto [region, offset] = current_grid().resolve(addr, want_bytes);
+  if (region == nullptr || offset % region->elem_size() != 0)
+    throw ModelError(fmt::format("tensormap {} sends box ({}, {}) to unmapped address {:#x}",
+                                 desc.region().name(), c0, c1, addr),
+                     loc);
+  return Span{region, offset / region->elem_size(), want_bytes / region->elem_size()};
+}
+
+BulkOp& new_op(ThreadState& t, const char* kind, const char* what, std::source_location loc) {
+  std::string name = fmt::format("{}.{}{}", t.info.name, kind, ++t.issued);
+  BulkOp& op = make<BulkOp>(name, what, loc);
+  return op;
+}
+
+Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
+                      std::size_t bytes, std::shared_ptr<Staging> st, std::size_t target_phase,
+                      bool target_write, Footprint target_rest, std::source_location loc) {
+  TmaDesc at_issue;  // what the descriptor said when the op was issued
+  std::memcpy(&at_issue, desc.region().bytes() + desc.first(), sizeof at_issue);
+  return phase("read_desc", {desc.touches(false)}, [=] {
+    st->dst = read_tensormap(desc, c0, c1, bytes, loc);
+    TmaDesc now;
+    std::memcpy(&now, desc.region().bytes() + desc.first(), sizeof now);
+    if (std::memcmp(&now, &at_issue, sizeof now) != 0) {
+      Region* then = current_grid().resolve(at_issue.global_address, 1).first;
+      note(fmt::format("{} (issued at {}) read tensormap {} after it was rewritten: its box "
+                       "goes to {} instead of {}",
+                       self_async().name, where(loc), desc.region().name(),
+                       st->dst.region->name(), then ? then->name() : "an unmapped address"));
+    }
+    Footprint fp{st->dst.touches(target_write)};
+    for (const Access& a : target_rest) fp.push_back(a);
+    Phase& target = self_async().phases[target_phase];
+    target.footprint = fp;
+    target.object = st->dst.region->id();  // schedules name where the box really goes
+    target.has_object = true;
+  });
+}
+
+void issue_store(const TensorMap* desc, std::uint32_t c0, std::uint32_t c1, const Span& dst,
+                 const Span& src, std::source_location loc) {
+  ThreadState& t = current_grid().current(loc);
+  BulkOp& op = new_op(t, desc ? "tma_store" : "bulk_store", desc ? "tensor store" : "bulk store",
+                      loc);
+  auto st = std::make_shared<Staging>();
+  st->dst = dst;
+  BulkOp* o = &op;
+  std::vector<Phase> phases;
+  std::size_t write_index = desc ? 2 : 1;
+  if (desc)
+    phases.push_back(read_desc_phase(*desc, c0, c1, src.bytes(), st, write_index, true,
+                                     {touches(op, true)}, loc));
+  phases.push_back(phase("read_smem", {src.touches(false), touches(op, true)}, [=] {
+    access(src, false, Proxy::async, desc ? "tma_store.read_smem" : "bulk_store.read_smem", loc);
+    st->bytes.assign(data(src), data(src) + src.bytes());
+    o->read_done = true;
+    Execution::current().release(o->read_clock);
+  }));
+  Footprint write_fp{touches(op, true)};
+  if (!desc) write_fp.insert(write_fp.begin(), dst.touches(true));
+  phases.push_back(phase("write_gmem", write_fp, [=] {
+    access(st->dst, true, Proxy::async, desc ? "tma_store.write_gmem" : "bulk_store.write_gmem",
+           loc);
+    std::memcpy(data(st->dst), st->bytes.data(), st->bytes.size());
+    o->write_done = true;
+    Execution::current().release(o->write_clock);
+  }));
+  issue(op.name(), std::move(phases), loc);
+  t.bulk.uncommitted.push_back(o);
+}
+
+// Ops of the groups a wait covers that it has not waited yet.
+std::vector<BulkOp*> waited_ops(BulkQueue& q, std::uint32_t n, bool read_only) {
+  std::vector<BulkOp*> out;
+  std::size_t k = q.groups.size() > n ? q.groups.size() - n : 0;
+  for (std::size_t g = 0; g < k; ++g)
+    for (BulkOp* op : q.groups[g])
+      if (read_only ? !op->read_waited : !op->write_waited) out.push_back(op);
+  return out;
+}
+
+void wait_group(std::uint32_t n, bool read_only, std::source_location loc) {
+  ThreadState& t = current_grid().current(loc);
+  std::vector<BulkOp*> ops = waited_ops(t.bulk, n, read_only);
+  if (ops.empty()) return;  // nothing to wait for: not an operation on shared state
+  auto& ex = Execution::current();
+  PendingOp p;
+  p.name = read_only ? "cp.async.bulk.wait_group.read" : "cp.async.bulk.wait_group";
+  p.loc = loc;
+  p.object = ops.front()->id();
+  p.has_object = true;
+  for (BulkOp* op : ops) p.footprint.push_back(touches(*op, false));
+  auto done = [&ops, read_only] {
+    for (BulkOp* op : ops)
+      if (!(read_only ? op->read_done : op->write_done)) return false;
+    return true;
+  };
+  p.enabled = done;
+  ex.visible(std::move(p));
+  for (BulkOp* op : ops) {
+    ex.acquire(op->read_clock);
+    op->read_waited = true;
+    if (read_only) continue;
+    ex.acquire(op->write_clock);
+    op->write_waited = true;
+  }
+  auto& g = t.bulk.groups;
+  while (!g.empty() && std::all_of(g.front().begin(), g.front().end(),
+                                   [](BulkOp* op) { return op->write_waited; }))
+    g.erase(g.begin());
+}
+
+}  // namespace
+
+Access Span::touches(bool write) const {
+  auto lo = static_cast<std::uint32_t>(first * region->elem_size());
+  return Access{region->id(), lo, static_cast<std::uint32_t>(lo + bytes()), write};
+}
+
+TensorMap global_tensormap(const std::string& name, const TmaDesc& init) {
+  TensorMap m = global<std::uint8_t>(name, kDescBytes);
+  std::memcpy(m.region().bytes(), &init, sizeof init);
+  return m;
+}
+
+Shared<std::uint8_t> shared_tensormap(const std::string& name, const TmaDesc& init) {
+  Shared<std::uint8_t> s = shared<std::uint8_t>(name, kDescBytes);
+  for (int c = 0; c < s.ctas(); ++c) std::memcpy(s[c].region().bytes(), &init, sizeof init);
+  return s;
+}
+
+void tensormap_replace_global_address(const TensorMap& desc, std::uint64_t address,
+                                      std::source_location loc) {
+  // PTX: a weak memory operation on the whole 1024-bit tensormap object.
+  desc.region().access(desc.first(), kDescBytes, true, Proxy::generic, "tensormap.replace", loc);
+  std::memcpy(desc.region().bytes() + desc.first() + offsetof(TmaDesc, global_address), &address,
+              sizeof address);
+}
+
+void tensormap_cp_fenceproxy(const TensorMap& global_desc, const TensorMap& shared_desc,
+                             std::source_location loc) {
+  auto& ex = Execution::current();
+  PendingOp p;
+  p.name = "tensormap.cp_fenceproxy";
+  p.loc = loc;
+  p.object = global_desc.region().id();
+  p.has_object = true;
+  p.footprint = {global_desc.touches(true), shared_desc.touches(false)};
+  ex.visible(std::move(p));
+  Span src{&shared_desc.region(), shared_desc.first(), kDescBytes};
+  Span dst{&global_desc.region(), global_desc.first(), kDescBytes};
+  access(src, false, Proxy::generic, "tensormap.cp_fenceproxy", loc);
+  access(dst, true, Proxy::generic, "tensormap.cp_fenceproxy", loc);
+  std::memcpy(data(dst), data(src), kDescBytes);
+}
+
+void fence_proxy_tensormap_acquire(const TensorMap&, std::source_location) {
+  // Thread-local, like every proxy fence: no scheduling point is needed.
+  Execution::current().proxy_fence();
+}
+
+void fence_proxy_async(std::source_location) { Execution::current().proxy_fence(); }
+
+void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_location loc) {
+  ThreadState& t = current_grid().current(loc);
+  std::string name = fmt::format("{}.bulk_load{}", t.info.name, ++t.issued);
+  Mbarrier* b = &bar;
+  issue(name, {phase("copy", {dst.touches(true), src.touches(false), touches(bar, true)}, [=] {
+          access(src, false, Proxy::async, "bulk_load.read_gmem", loc);
+          access(dst, true, Proxy::async, "bulk_load.write_smem", loc);
+          std::memmove(data(dst), data(src), dst.bytes());
+          b->complete_tx(static_cast<std::uint32_t>(dst.bytes()));
+        })},
+        loc);
+}
+
+void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
+                 Mbarrier& bar, std::source_location loc) {
+  ThreadState& t = current_grid().current(loc);
+  BulkOp& op = new_op(t, "tma_load", "tensor load", loc);
+  BulkOp* o = &op;
+  Mbarrier* b = &bar;
+  auto st = std::make_shared<Staging>();
+  // st->dst is the global box this load reads (resolved from the tensormap).
+  Phase rd = read_desc_phase(desc, c0, c1, dst.bytes(), st, 1, false,
+                             {dst.touches(true), touches(bar, true)}, loc);
+  auto inner = rd.effect;
+  rd.effect = [=] {  // the tensormap read is the load's bulk-group read side
+    inner();
+    o->read_done = true;
+    Execution::current().release(o->read_clock);
+  };
+  rd.footprint.push_back(touches(op, true));
+  issue(op.name(), {rd, phase("copy", {dst.touches(true), touches(bar, true)}, [=] {
+                      access(st->dst, false, Proxy::async, "tma_load.read_gmem", loc);
+                      access(dst, true, Proxy::async, "tma_load.write_smem", loc);
+                      std::memmove(data(dst), data(st->dst), dst.bytes());
+                      o->write_done = true;
+                      Execution::current().release(o->write_clock);
+                      b->complete_tx(static_cast<std::uint32_t>(dst.bytes()));
+                    })},
+        loc);
+  t.bulk.uncommitted.push_back(o);
+}
+
+void bulk_store(const Span& dst, const Span& src, std::source_location loc) {
+  if (dst.bytes() != src.bytes())
+    throw ModelError("bulk store: source and destination sizes differ", loc);
+  issue_store(nullptr, 0, 0, dst, src, loc);
+}
+
+void tensor_store(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1, const Span& src,
+                  std::source_location loc) {
+  issue_store(&desc, c0, c1, Span{}, src, loc);
+}
+
+void bulk_commit_group() {
+  // Thread-local bookkeeping: no scheduling point.
+  ThreadState& t = current_grid().current();
+  t.bulk.groups.push_back(std::move(t.bulk.uncommitted));
+  t.bulk.uncommitted.clear();
+}
+
+void bulk_wait_group(std::uint32_t n, std::source_location loc) { wait_group(n, false, loc); }
+
+void bulk_wait_group_read(std::uint32_t n, std::source_location loc) {
+  wait_group(n, true, loc);
+}
+
+std::size_t bulk_pending() {
+  ThreadState& t = current_grid().current();
+  std::size_t n = t.bulk.uncommitted.size();
+  for (const auto& g : t.bulk.groups)
+    for (const BulkOp* op : g) n += !op->write_waited;
+  return n;
+}
+
+}  // namespace heddle::gpu

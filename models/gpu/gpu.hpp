@@ -1,0 +1,7 @@
+// Everything a Hopper GPU kernel model needs: include this one header, then
+// a vocabulary (models/gpu/cutlass.hpp, models/gpu/pallas.hpp) if wanted.
+#pragma once
+#include "models/gpu/barriers.hpp"
+#include "models/gpu/bulk.hpp"
+#include "models/gpu/grid.hpp"
+#include "models/gpu/memory.hpp"
