@@ -16,6 +16,7 @@ std::string dma_problem(const DmaRecord& r) {
   std::vector<std::string> missing;
   if (r.remote) {
     if (!r.sent) missing.push_back("it never ran (no wait needed it)");
+    else if (!r.received) missing.push_back("its data never arrived (no wait needed it)");
     if (!r.send_waited)
       missing.push_back(fmt::format(".wait_send() on {}", r.send_sem->name()));
     if (!r.recv_waited)
