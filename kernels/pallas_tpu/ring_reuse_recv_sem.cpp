@@ -57,6 +57,7 @@ const Registration ring =
         .preset("buggy", {{"fixed", "false"}}, Verdict::race)
         .preset("fixed", {{"fixed", "true"}})
         .preset("buggy_eager", {{"fixed", "false"}, {"dma_order", "eager"}})
+        .preset("buggy_on_wait", {{"fixed", "false"}, {"dma_order", "on_wait"}}, Verdict::race)
         .body([](const Params& p) {
           const long n = p.get_int("devices"), steps = p.get_int("steps");
           const long nslots = p.get_int("slots"), chunk = p.get_int("chunk");

@@ -16,7 +16,22 @@ void TpuSemaphore::add(std::uint32_t inc) {
   Execution::current().release(sync_);
 }
 
+namespace {
+// A thread that reaches a wait changes what the semaphore's waiters need,
+// which enables dma_order=on_wait DMAs: the step that brought it here
+// (its previous visible operation) modifies the semaphore, for DPOR.
+void arriving_modifies(const TpuSemaphore& s) {
+  auto& ex = Execution::current();
+  if (ex.trace().empty() || ex.self() == nullptr || ex.trace().back().agent != ex.self()->id)
+    return;  // arrived before the first step: part of the initial state
+  Footprint fp = ex.trace().back().footprint;
+  fp.push_back(Access{s.id(), 0, 1, true});
+  ex.refine_footprint(std::move(fp));
+}
+}  // namespace
+
 void TpuSemaphore::wait(std::uint32_t value, const char* op, std::source_location loc) {
+  arriving_modifies(*this);
   needs_.push_back(value);
   auto ready = [this, value] { return count_ >= value; };
   visible(op, true, loc, ready);

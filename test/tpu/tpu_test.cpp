@@ -119,6 +119,13 @@ TEST_CASE("dfs executions of the ring are the linear extensions of its partial o
   CHECK(eager.verdict == Verdict::ok);
   CHECK(eager.exhaustive);
   CHECK(eager.stats.executions == test::ring_executions(3, 2, true));
+  // One step (no reuse): the async phases are explored too, 667,296 orders.
+  auto one = run(kRing, {{"steps", "1"}, {"fixed", "true"}});
+  CHECK(one.verdict == Verdict::ok);
+  CHECK(one.exhaustive);
+  CHECK(one.stats.executions == test::ring_executions(3, 1, false));
+  // The fixed ring at its default size would need this many dfs executions.
+  CHECK(test::ring_executions(3, 2, false) == 3171203376696ull);
 }
 
 TEST_CASE("dma_order=eager hides the ring bug and says exploration was restricted", "[tpu]") {
