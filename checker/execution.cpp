@@ -240,6 +240,9 @@ void Execution::run_exit_checks() {
     if (bug_) return;
     try {
       check();
+    } catch (const AssertionFailure& e) {
+      fail(Verdict::assertion, fmt::format("check failed at kernel exit: {}", e.what()),
+           {fmt::format("at {}", where(e.where))});
     } catch (const ModelError& e) {
       fail(Verdict::model_error, fmt::format("kernel exit check failed: {}", e.what()));
     }

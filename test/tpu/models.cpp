@@ -67,4 +67,36 @@ const auto handshake = kernel("test/tpu_signal", "data published through a remot
       });
     });
 
+// One device with two cores: each core copies its element of the shared
+// HBM input into its own VMEM and writes it back doubled; core 0 then
+// signals core 1 (core_index), which reads core 0's output.
+const auto cores = kernel("test/tpu_cores", "two cores of one device share HBM")
+    .flag("sync", true, "core 1 waits for core 0's signal before reading its output")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 2, DmaOrder::any, {}});
+      const bool sync = p.get_bool("sync");
+      auto x = hbm<int>("x", 2), out = hbm<int>("out", 2), tmp = vmem<int>("tmp", 1);
+      auto copy_sem = dma_semaphore("copy_sem");
+      auto done = semaphore("done");
+      x.init(0, 5, 0);
+      x.init(1, 7, 0);
+      mesh.launch([=] {
+        const auto c = core_id();
+        auto copy = make_async_copy(x.slice(c, 1), tmp, copy_sem);
+        copy.start();
+        copy.wait();
+        out.store(c, 2 * tmp.load(0));
+        if (c == 0) {
+          semaphore_signal(done, 1, 0u, 1u);  // to core 1 of device 0
+        } else {
+          if (sync) semaphore_wait(done, 1);
+          observe("core1 sees out[0]", std::to_string(out.load(0)));  // core 0's output
+          if (!sync) semaphore_wait(done, 1);
+        }
+      });
+      at_exit([=] {
+        check(out.raw(0, 0) == 10 && out.raw(1, 0) == 14, "each core doubled its element");
+      });
+    });
+
 }  // namespace

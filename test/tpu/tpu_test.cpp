@@ -249,6 +249,26 @@ TEST_CASE("double-buffered copy verifies; prefetching into the buffer being read
   REQUIRE(bad.verdict == Verdict::race);
   CHECK(bad.bug->title.find("dev0.buf[") != std::string::npos);
   require_replays(bad);
+  // Eager DMAs land before the core reads: no race, but block 1 overwrote
+  // block 0 (10+11 expected, 20+21 read), which the output check reports.
+  auto eager = run("pallas_tpu/double_buffered_copy",
+                   {{"same_buffer", "true"}, {"dma_order", "eager"}});
+  REQUIRE(eager.verdict == Verdict::assertion);
+  CHECK(eager.bug->title == "check failed at kernel exit: out[0] = 41, expected 21");
+  require_replays(eager);
+}
+
+TEST_CASE("cores of one device: per-core VMEM, shared HBM, core_index signals", "[tpu]") {
+  auto o = test::outcomes("test/tpu_cores", {{"sync", "true"}}, RunConfig{});
+  CHECK(o.result.exhaustive);
+  CHECK(o.verdicts == std::set<std::string>{"ok"});
+  CHECK(o.final_states == std::set<std::string>{"core1 sees out[0]=10\n"});
+  auto racy = run("test/tpu_cores", {{"sync", "false"}});
+  REQUIRE(racy.verdict == Verdict::race);
+  CHECK(racy.bug->title == "data race on dev0.out[0]");
+  std::set<std::string> agents{racy.bug->accesses[0].agent, racy.bug->accesses[1].agent};
+  CHECK(agents == std::set<std::string>{"dev0.core0", "dev0.core1"});
+  require_replays(racy);
 }
 
 TEST_CASE("heddle run with dma_order=eager prints the restriction note", "[tpu]") {
