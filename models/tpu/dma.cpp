@@ -1,0 +1,228 @@
+#include "models/tpu/dma.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace heddle::tpu {
+namespace {
+
+Access sem_access(const TpuSemaphore& s, bool write) { return Access{s.id(), 0, 1, write}; }
+
+// Reads a place as the running agent (race-checked) into `out`.
+void read_place(const Place& p, const char* op, std::source_location loc,
+                std::vector<std::byte>& out) {
+  p.region->access(p.first, p.count, false, Proxy::generic, op, loc);
+  const std::size_t es = p.region->elem_size();
+  out.assign(p.region->bytes() + p.first * es, p.region->bytes() + (p.first + p.count) * es);
+}
+
+// Writes `bytes` to a place as the running agent (race-checked).
+void write_place(const Place& p, const char* op, std::source_location loc,
+                 const std::vector<std::byte>& bytes) {
+  p.region->access(p.first, p.count, true, Proxy::generic, op, loc);
+  std::memcpy(p.region->bytes() + p.first * p.region->elem_size(), bytes.data(), bytes.size());
+}
+
+void drop_pending(TpuSemaphore& s, const DmaRecord* r) {
+  auto& v = s.pending();
+  v.erase(std::remove(v.begin(), v.end(), r), v.end());
+}
+
+// on_wait: a DMA runs only while a thread blocks on a semaphore it will
+// signal and it is the newest DMA pending there (JAX interpret mode runs
+// the queued DMAs of the waited semaphore, newest first).
+bool demanded(TpuSemaphore& s, const DmaRecord* r) {
+  return s.starved() && !s.pending().empty() && s.pending().back() == r;
+}
+
+// The three phase effects, shared by async agents and eager starts.
+void do_send(DmaRecord& r) {
+  read_place(r.src, "rdma.read", r.start, r.staging);
+  r.sent = true;
+  drop_pending(*r.send_sem, &r);
+  r.send_sem->add(r.bytes);
+}
+
+void do_recv(DmaRecord& r) {
+  write_place(r.dst, "rdma.write", r.start, r.staging);
+  r.received = true;
+  drop_pending(*r.recv_sem, &r);
+  r.recv_sem->add(r.bytes);
+}
+
+void do_copy(DmaRecord& r) {
+  read_place(r.src, "dma.read", r.start, r.staging);
+  write_place(r.dst, "dma.write", r.start, r.staging);
+  r.sent = r.received = true;
+  drop_pending(*r.send_sem, &r);
+  r.send_sem->add(r.bytes);
+}
+
+// Publishes a start as a visible operation of the running thread.
+void start_op(const char* name, const TpuSemaphore& main, Footprint fp, std::source_location loc) {
+  PendingOp p;
+  p.name = name;
+  p.object = main.id();
+  p.has_object = true;
+  p.loc = loc;
+  p.footprint = std::move(fp);
+  Execution::current().visible(std::move(p));
+}
+
+std::string agent_name(const std::string& kind, std::source_location loc) {
+  auto c = Mesh::current().here(loc);
+  return fmt::format("{}.{}", Mesh::current().core_name(c.device, c.core), kind);
+}
+
+// Marks the DMA whose signal a wait on `sem` consumed as waited: `own` when
+// it signals `sem`, else the oldest unwaited DMA signalling `sem`.
+void mark_waited(TpuSemaphore& sem, DmaRecord* own, bool send_side) {
+  auto unwaited = [&](DmaRecord& r) {
+    TpuSemaphore* s = send_side ? r.send_sem : r.recv_sem;
+    bool waited = send_side ? r.send_waited : r.recv_waited;
+    return s == &sem && !waited;
+  };
+  auto mark = [&](DmaRecord& r) { (send_side ? r.send_waited : r.recv_waited) = true; };
+  if (own && unwaited(*own)) return mark(*own);
+  for (auto& r : Mesh::current().dmas())
+    if (unwaited(*r) && (send_side ? r->sent : r->received)) return mark(*r);
+  for (auto& r : Mesh::current().dmas())
+    if (unwaited(*r)) return mark(*r);
+}
+
+std::uint32_t byte_size(const Place& p) {
+  return static_cast<std::uint32_t>(p.count * p.region->elem_size());
+}
+
+}  // namespace
+
+AsyncCopy::AsyncCopy(Place src, Place dst, TpuSemaphore& sem, std::source_location)
+    : src_(src), dst_(dst), sem_(&sem), bytes_(byte_size(src)) {}
+
+AsyncCopy make_copy(const Place& src, const Place& dst, const Sem& sem, std::source_location loc) {
+  if (sem.kind() != SemKind::dma)
+    throw ModelError(fmt::format("make_async_copy needs a DMA semaphore; {} is not one", sem.name()),
+                     loc);
+  if (src.count != dst.count)
+    throw ModelError(fmt::format("make_async_copy from {} ({} elements) to {} ({} elements): "
+                                 "shapes differ",
+                                 src.region->name(), src.count, dst.region->name(), dst.count),
+                     loc);
+  return AsyncCopy(src, dst, sem.here(loc), loc);
+}
+
+void AsyncCopy::start(std::source_location loc) {
+  auto& mesh = Mesh::current();
+  Footprint all{sem_access(*sem_, true), dst_.access(true), src_.access(false)};
+  bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
+  if (mesh.dma_order() == DmaOrder::eager)
+    start_op("dma_start", *sem_, all, loc);
+  else  // on_wait: the start queues the DMA on its semaphore
+    start_op("dma_start", *sem_, on_wait ? Footprint{sem_access(*sem_, true)} : Footprint{}, loc);
+  auto rec = std::make_unique<DmaRecord>();
+  rec->start = loc;
+  rec->src = src_;
+  rec->dst = dst_;
+  rec->send_sem = sem_;
+  rec->bytes = bytes_;
+  rec->agent = agent_name("dma", loc);
+  DmaRecord& r = mesh.add_dma(std::move(rec));
+  started_ = &r;
+  if (mesh.dma_order() == DmaOrder::eager) return do_copy(r);
+  std::function<bool()> when;
+  if (on_wait) {
+    sem_->pending().push_back(&r);
+    when = [&r] { return demanded(*r.send_sem, &r); };
+  }
+  auto id = heddle::issue(r.agent, {phase("dma.copy", all, [&r] { do_copy(r); }, when)}, loc);
+  r.agent = Execution::current().agents()[index(id)]->name;
+}
+
+void AsyncCopy::wait(std::source_location loc) {
+  sem_->wait(bytes_, "dma_wait", loc);
+  mark_waited(*sem_, started_, true);
+}
+
+AsyncRemoteCopy::AsyncRemoteCopy(Place src, Place dst, TpuSemaphore& send_sem,
+                                 TpuSemaphore& recv_remote, TpuSemaphore& recv_here,
+                                 std::uint32_t target, std::source_location)
+    : src_(src),
+      dst_(dst),
+      send_sem_(&send_sem),
+      recv_remote_(&recv_remote),
+      recv_here_(&recv_here),
+      target_(target),
+      bytes_(byte_size(src)) {}
+
+AsyncRemoteCopy make_remote_copy(const Place& src, const Place& dst, const Sem& send_sem,
+                                 const Sem& recv_sem, std::uint32_t device_id,
+                                 std::source_location loc) {
+  auto& mesh = Mesh::current();
+  if (send_sem.kind() != SemKind::dma || recv_sem.kind() != SemKind::dma)
+    throw ModelError("make_async_remote_copy needs DMA semaphores for send_sem and recv_sem", loc);
+  if (device_id >= mesh.devices())
+    throw ModelError(fmt::format("make_async_remote_copy to device {}, but the mesh has {}",
+                                 device_id, mesh.devices()),
+                     loc);
+  if (src.count != dst.count)
+    throw ModelError(fmt::format("make_async_remote_copy from {} ({} elements) to {} ({} "
+                                 "elements): shapes differ",
+                                 src.region->name(), src.count, dst.region->name(), dst.count),
+                     loc);
+  auto here = mesh.here(loc);
+  return AsyncRemoteCopy(src, dst, send_sem.here(loc), recv_sem.on(device_id, here.core),
+                         recv_sem.here(loc), device_id, loc);
+}
+
+void AsyncRemoteCopy::start(std::source_location loc) {
+  auto& mesh = Mesh::current();
+  Footprint send{sem_access(*send_sem_, true), src_.access(false)};
+  Footprint recv{sem_access(*recv_remote_, true), dst_.access(true)};
+  const bool eager = mesh.dma_order() == DmaOrder::eager;
+  const bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
+  if (eager)
+    start_op("rdma_start", *send_sem_, {send[0], recv[0], send[1], recv[1]}, loc);
+  else  // on_wait: the start queues the DMA on both semaphores
+    start_op("rdma_start", *send_sem_, on_wait ? Footprint{send[0], recv[0]} : Footprint{}, loc);
+  auto rec = std::make_unique<DmaRecord>();
+  rec->start = loc;
+  rec->remote = true;
+  rec->src = src_;
+  rec->dst = dst_;
+  rec->send_sem = send_sem_;
+  rec->recv_sem = recv_remote_;
+  rec->bytes = bytes_;
+  rec->agent = agent_name(fmt::format("rdma.to{}", target_), loc);
+  DmaRecord& r = mesh.add_dma(std::move(rec));
+  started_ = &r;
+  if (eager) {
+    do_send(r);
+    return do_recv(r);
+  }
+  std::function<bool()> send_when, recv_when;
+  if (on_wait) {
+    send_sem_->pending().push_back(&r);
+    recv_remote_->pending().push_back(&r);
+    send.push_back(sem_access(*recv_remote_, false));  // its demand can run the send
+    send_when = [&r] { return demanded(*r.send_sem, &r) || demanded(*r.recv_sem, &r); };
+    recv_when = [&r] { return demanded(*r.recv_sem, &r); };
+  }
+  auto id = heddle::issue(r.agent, {phase("rdma.send", send, [&r] { do_send(r); }, send_when),
+                                    phase("rdma.recv", recv, [&r] { do_recv(r); }, recv_when)},
+                          loc);
+  r.agent = Execution::current().agents()[index(id)]->name;
+}
+
+void AsyncRemoteCopy::wait_send(std::source_location loc) {
+  send_sem_->wait(bytes_, "wait_send", loc);
+  mark_waited(*send_sem_, started_, true);
+}
+
+void AsyncRemoteCopy::wait_recv(std::source_location loc) {
+  recv_here_->wait(bytes_, "wait_recv", loc);
+  mark_waited(*recv_here_, nullptr, false);
+}
+
+}  // namespace heddle::tpu

@@ -1,0 +1,104 @@
+// Pallas TPU semaphores: DMA semaphores (byte counts), regular semaphores
+// and barrier semaphores, signalled locally or on another device.
+// Happens-before: every signal releases into the semaphore and the clocks
+// accumulate (a release sequence, SyncClock::join); a wait that succeeds
+// acquires all of them, which covers the signals that made its count.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "models/tpu/mesh.hpp"
+
+namespace heddle::tpu {
+
+/// pltpu.SemaphoreType: DMA (counts bytes), REGULAR, or the barrier semaphore.
+enum class SemKind { dma, regular, barrier };
+
+/// One semaphore instance on one (device, core).
+class TpuSemaphore : public SyncObject {
+ public:
+  TpuSemaphore(std::string name, SemKind kind) : SyncObject(std::move(name)), kind_(kind) {}
+
+  SemKind kind() const noexcept { return kind_; }
+  /// The count, without a visible operation (exit checks, predicates).
+  std::uint64_t count() const noexcept { return count_; }
+
+  /// A thread's signal: a visible operation, then add(inc).
+  void signal(std::uint32_t inc, const char* op, std::source_location loc);
+  /// Adds `inc` and releases the running agent into the semaphore, with no
+  /// scheduling point (a DMA phase, or inside an eager DMA's start).
+  void add(std::uint32_t inc);
+  /// Blocks until the count is at least `value`, subtracts it, acquires.
+  void wait(std::uint32_t value, const char* op, std::source_location loc);
+  /// Reads the count (a visible read that acquires the signals so far).
+  std::uint32_t read(std::source_location loc);
+
+  /// True while a thread blocks on it for more than it holds: the moment a
+  /// dma_order=on_wait DMA that signals it may run.
+  bool starved() const noexcept;
+  /// DMAs that will signal this semaphore and have not yet, oldest first.
+  std::vector<const DmaRecord*>& pending() noexcept { return pending_; }
+
+ private:
+  SemKind kind_;
+  std::uint64_t count_ = 0;
+  std::vector<std::uint32_t> needs_;  // values of the waits now blocked on it
+  std::vector<const DmaRecord*> pending_;
+};
+
+/// A semaphore of the kernel: one instance per (device, core).
+struct SemFamily {
+  std::string name;
+  SemKind kind = SemKind::regular;
+  std::vector<TpuSemaphore*> instances;  // indexed by Mesh::instance()
+};
+
+/// A semaphore ref as a kernel holds it; resolved per (device, core).
+class Sem {
+ public:
+  Sem() = default;
+  explicit Sem(SemFamily& f) : family_(&f) {}
+  /// The instance on (device, core).
+  TpuSemaphore& on(std::uint32_t device, std::uint32_t core = 0) const;
+  /// The instance of the running kernel thread.
+  TpuSemaphore& here(std::source_location loc = std::source_location::current()) const;
+  const std::string& name() const noexcept { return family_->name; }
+  SemKind kind() const noexcept { return family_->kind; }
+  /// The instances behind this ref.
+  SemFamily& family() const noexcept { return *family_; }
+
+ private:
+  SemFamily* family_ = nullptr;
+};
+
+/// Creates a semaphore with an instance on every (device, core) of `mesh`.
+Sem make_semaphore(Mesh& mesh, std::string name, SemKind kind);
+
+/// A DMA semaphore (pltpu.SemaphoreType.DMA), counting bytes.
+Sem dma_semaphore(std::string name);
+/// A regular semaphore (pltpu.SemaphoreType.REGULAR).
+Sem semaphore(std::string name);
+/// An array of n DMA semaphores, "name[i]" (pltpu.SemaphoreType.DMA((n,))).
+std::vector<Sem> dma_semaphores(std::string name, std::size_t n);
+/// An array of n regular semaphores, "name[i]".
+std::vector<Sem> semaphores(std::string name, std::size_t n);
+/// The kernel's barrier semaphore (pltpu.get_barrier_semaphore()).
+Sem get_barrier_semaphore();
+
+/// pltpu.semaphore_signal: adds `inc` to `sem` on this core, or on
+/// (device_id, core_index) when given (a remote signal).
+void semaphore_signal(const Sem& sem, std::uint32_t inc = 1,
+                      std::optional<std::uint32_t> device_id = std::nullopt,
+                      std::optional<std::uint32_t> core_index = std::nullopt,
+                      std::source_location loc = std::source_location::current());
+/// pltpu.semaphore_wait: blocks until `sem` holds at least `value`, then subtracts it.
+void semaphore_wait(const Sem& sem, std::uint32_t value = 1,
+                    std::source_location loc = std::source_location::current());
+/// pltpu.semaphore_read: the current count of `sem` on this core.
+std::uint32_t semaphore_read(const Sem& sem,
+                             std::source_location loc = std::source_location::current());
+
+}  // namespace heddle::tpu

@@ -1,0 +1,102 @@
+// Test-only Pallas TPU models: kernels that leave DMAs unwaited and
+// semaphores non-zero at exit, and a semaphore handshake.
+#include "models/tpu/tpu.hpp"
+
+namespace {
+using namespace heddle;
+using namespace heddle::tpu;
+
+// Two devices. Each sends its block to the other and waits only the send
+// side (wait_recv is missing); device 0 also starts a local copy it never
+// waits, and signals a regular semaphore on device 1 that nobody waits.
+const auto leaky = kernel("test/tpu_leaky", "DMAs never waited and semaphores left non-zero")
+    .flag("wait_recv", false, "wait the receive side of the remote copies")
+    .flag("local_wait", false, "wait the local copy")
+    .flag("extra_signal", true, "signal a semaphore nobody waits")
+    .choice("dma_order", "any", dma_order_names(), "DMA completion policy")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{2, 1, parse_dma_order(p.get("dma_order")), {}});
+      const bool wr = p.get_bool("wait_recv"), lw = p.get_bool("local_wait");
+      const bool extra = p.get_bool("extra_signal");
+      auto in = hbm<int>("in", 1), out = hbm<int>("out", 1), tmp = vmem<int>("tmp", 1);
+      auto send_sem = dma_semaphore("send_sem"), recv_sem = dma_semaphore("recv_sem");
+      auto local_sem = dma_semaphore("local_sem");
+      auto flag = semaphore("flag");
+      mesh.launch([=] {
+        auto other = 1 - device_id();
+        auto copy = make_async_remote_copy(in, out, send_sem, recv_sem, other);
+        copy.start();  // remote copy start
+        copy.wait_send();
+        if (wr) copy.wait_recv();
+        if (device_id() == 0) {
+          auto local = make_async_copy(in, tmp, local_sem);
+          local.start();  // local copy start
+          if (lw) local.wait();
+          if (extra) semaphore_signal(flag, 1, 1u);  // signal nobody waits
+        }
+      });
+    });
+
+// A neighbour handshake on the barrier semaphore, a remote regular signal
+// and a semaphore_read: the receiver reads the flag's data only after the
+// wait, so there is no race; without the wait there is one.
+const auto handshake = kernel("test/tpu_signal", "data published through a remote semaphore signal")
+    .flag("wait", true, "wait the semaphore before reading")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{2, 1, DmaOrder::any, {}});
+      const bool wait = p.get_bool("wait");
+      auto data = hbm<int>("data", 1);
+      auto ready = semaphore("ready");
+      mesh.launch([=] {
+        auto barrier = get_barrier_semaphore();
+        semaphore_signal(barrier, 1, 1u - device_id());
+        semaphore_wait(barrier, 1);
+        if (device_id() == 0) {
+          data.at_device(1).store(0, 42);  // a plain write into the other device's HBM
+          semaphore_signal(ready, 2, 1u);
+        } else {
+          if (wait) {
+            semaphore_wait(ready, 1);
+            check(semaphore_read(ready) == 1, "one unit of the signal is left");
+            semaphore_wait(ready, 1);
+          }
+          int v = data.load(0);  // read after the wait
+          if (wait) check(v == 42, "the signal published the data");
+          if (!wait) semaphore_wait(ready, 2);
+        }
+      });
+    });
+
+// One device with two cores: each core copies its element of the shared
+// HBM input into its own VMEM and writes it back doubled; core 0 then
+// signals core 1 (core_index), which reads core 0's output.
+const auto cores = kernel("test/tpu_cores", "two cores of one device share HBM")
+    .flag("sync", true, "core 1 waits for core 0's signal before reading its output")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 2, DmaOrder::any, {}});
+      const bool sync = p.get_bool("sync");
+      auto x = hbm<int>("x", 2), out = hbm<int>("out", 2), tmp = vmem<int>("tmp", 1);
+      auto copy_sem = dma_semaphore("copy_sem");
+      auto done = semaphore("done");
+      x.init(0, 5, 0);
+      x.init(1, 7, 0);
+      mesh.launch([=] {
+        const auto c = core_id();
+        auto copy = make_async_copy(x.slice(c, 1), tmp, copy_sem);
+        copy.start();
+        copy.wait();
+        out.store(c, 2 * tmp.load(0));
+        if (c == 0) {
+          semaphore_signal(done, 1, 0u, 1u);  // to core 1 of device 0
+        } else {
+          if (sync) semaphore_wait(done, 1);
+          observe("core1 sees out[0]", std::to_string(out.load(0)));  // core 0's output
+          if (!sync) semaphore_wait(done, 1);
+        }
+      });
+      at_exit([=] {
+        check(out.raw(0, 0) == 10 && out.raw(1, 0) == 14, "each core doubled its element");
+      });
+    });
+
+}  // namespace
