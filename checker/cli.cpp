@@ -37,7 +37,22 @@ struct RunArgs {
   // replay
   std::string timeline;      // SVG file
   std::string chrome_trace;  // Chrome trace / Perfetto JSON file
+  std::string preemption_bound;  // --preemption-bound: K or auto ("" when not given)
 };
+
+// --preemption-bound: a number K, or auto (none in RunConfig).
+std::optional<std::uint32_t> parse_preemption_bound(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  try {
+    std::size_t used = 0;
+    unsigned long k = std::stoul(text, &used);
+    if (used == text.size() && k <= 1000) return static_cast<std::uint32_t>(k);
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("--preemption-bound {}: expected a number of preemptions "
+                               "(0, 1, 2, ...) or auto",
+                               text));
+}
 
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& items) {
   std::map<std::string, std::string> out;
@@ -94,6 +109,11 @@ int run_kernel(RunConfig config, const RunArgs& args) {
   Params params = kernel.resolve(parse_params(args.params));
   config.stop_at_first_bug = !args.keep_going;
   config.stack_bytes = args.stack_kib * 1024;
+  if (!args.preemption_bound.empty()) {
+    if (config.strategy != "bounded")
+      throw UsageError("--preemption-bound applies to the bounded strategy: add --strategy bounded");
+    config.preemption_bound = parse_preemption_bound(args.preemption_bound);
+  }
   make_strategy(config);  // reject unknown strategies before running anything
   ProgressLine progress(detect_progress_mode(args.quiet), args.progress_interval);
   std::uint64_t executions = 0;
@@ -204,6 +224,8 @@ int main(int argc, char** argv) {
   run->add_option("--time-limit", config.time_limit, "budget: seconds (0: none)");
   run->add_option("--seed", config.seed, "seed for randomized strategies");
   run->add_option("--pct-depth", config.pct_depth, "pct: bug depth d (d-1 change points)");
+  run->add_option("--preemption-bound", args.preemption_bound,
+                  "bounded: at most K preemptions, or auto (0, 1, 2, ... until a bug; default)");
   run->add_flag("--no-minimize{false}", config.minimize, "report the bug's schedule as found");
   run->add_flag("--keep-going", args.keep_going, "explore on after the first bug, counting bugs");
   add_budgets(run);

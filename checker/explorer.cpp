@@ -98,7 +98,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
     if (!strategy->begin_execution()) {
       // Randomized strategies stop on their own default budget: not exhaustive.
       result.exhaustive = strategy->exhaustive();
-      if (!result.exhaustive) result.stopped_by = "max-executions";
+      if (!result.exhaustive) result.stopped_by = strategy->stopped_by();
       break;
     }
     Execution ex(limits, pool);

@@ -30,6 +30,8 @@ struct RunConfig {
                                       // first bug, so the final values show what it did
   std::optional<std::uint64_t> seed;  // random strategies (none: chosen from the clock)
   std::uint32_t pct_depth = 3;        // pct: bug depth d (d-1 priority change points)
+  /// bounded: at most K preemptions; none = auto (K = 0, 1, 2, ... until a bug).
+  std::optional<std::uint32_t> preemption_bound;
   bool minimize = true;               // shrink the counterexample (DESIGN.md, Counterexamples)
   std::optional<Schedule> replay;     // the schedule to follow (strategy replay)
   StrategyDecorator decorate;         // when set, wraps the strategy (e.g. timeline capture)
@@ -49,7 +51,8 @@ struct RunStats {
 struct RunResult {
   Verdict verdict = Verdict::ok;
   bool exhaustive = false;       // every execution covered, no budget hit
-  std::string stopped_by;        // "max-executions", "time-limit", "first bug", ""
+  std::string stopped_by;        // "max-executions", "time-limit", "first bug",
+                                 // "preemption-bound", ""
   RunStats stats;
   std::optional<BugReport> bug;  // the first bug found
   std::optional<Schedule> schedule;  // its replayable schedule

@@ -43,6 +43,9 @@ class Strategy {
   /// True once every execution of the model has been covered. A strategy
   /// that stops for another reason (random, pct) returns false.
   virtual bool exhaustive() const = 0;
+  /// Why a strategy that ran out of executions on its own is not exhaustive
+  /// (RunResult::stopped_by), e.g. "preemption-bound".
+  virtual std::string stopped_by() const { return "max-executions"; }
   virtual StrategyStats stats() const { return {}; }
   /// The seed a randomized strategy runs with (stored in schedules); none for others.
   virtual std::optional<std::uint64_t> seed() const { return std::nullopt; }

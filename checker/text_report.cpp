@@ -11,6 +11,7 @@ std::string coverage(const RunResult& r) {
   if (r.exhaustive) return "exhaustive";
   if (r.stopped_by == "max-executions") return "not exhaustive: max-executions budget reached";
   if (r.stopped_by == "time-limit") return "not exhaustive: time limit reached";
+  if (r.stopped_by == "preemption-bound") return "not exhaustive: preemption bound reached";
   return "not exhaustive";
 }
 
