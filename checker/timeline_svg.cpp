@@ -153,9 +153,14 @@ std::string inflight(const Timeline& t, const Layout& l) {
   return out;
 }
 
+/// "[i]" or "[first..last]": the elements of one racing access.
+std::string elements(const AccessInfo& a) {
+  return a.first == a.last ? fmt::format("[{}]", a.first) : fmt::format("[{}..{}]", a.first, a.last);
+}
+
 std::string access_label(const TimelineAccess& a, std::size_t k) {
-  return fmt::format("access {}: {} {}[{}]", k + 1, a.info.write ? "write" : "read", a.info.region,
-                     a.info.first);
+  return fmt::format("access {}: {} {}{}", k + 1, a.info.write ? "write" : "read", a.info.region,
+                     elements(a.info));
 }
 
 // One box per step; the steps holding a racing access are framed in red and
@@ -239,8 +244,8 @@ std::string footer(const Timeline& t) {
   for (std::size_t k = 0; k < t.accesses.size(); ++k, y += 18) {
     const auto& a = t.accesses[k].info;
     out += fmt::format("<text class=\"race-label\" x=\"12\" y=\"{:.0f}\">access {}: {} ({}) of "
-                       "{}[{}] by {} ({} proxy) at {}, step {}</text>\n",
-                       y, k + 1, esc(a.op), a.write ? "write" : "read", esc(a.region), a.first,
+                       "{}{} by {} ({} proxy) at {}, step {}</text>\n",
+                       y, k + 1, esc(a.op), a.write ? "write" : "read", esc(a.region), elements(a),
                        esc(a.agent), esc(a.proxy), esc(a.at), a.step);
   }
   if (!t.accesses.empty())
