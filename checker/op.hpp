@@ -26,7 +26,13 @@ struct Access {
 using Footprint = boost::container::small_vector<Access, 2>;
 
 /// True when two footprints conflict: same object, overlapping, one writes.
-bool conflicts(const Footprint& a, const Footprint& b) noexcept;
+/// Inline: DPOR's race analysis calls it for every candidate pair.
+inline bool conflicts(const Footprint& a, const Footprint& b) noexcept {
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x.object == y.object && (x.write || y.write) && x.lo < y.hi && y.lo < x.hi) return true;
+  return false;
+}
 
 /// A non-owning reference to a `bool()` callable that lives at least as long
 /// as the operation is pending (it sits in the suspended fiber's frame).

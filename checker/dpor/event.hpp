@@ -51,16 +51,17 @@ inline EventInfo event_info(const std::vector<Event>& trace, std::size_t k, bool
 /// True when `p` (an agent whose next event is `pe`) is a weak initial of
 /// `v` (JACM 2017, Sec. 6, weak initials WI[E](v)): either pe is p's first event in v and
 /// nothing before it in v depends on it, or p is absent from v and pe is
-/// independent of every event of v. Callers guarantee p is enabled.
-inline bool weak_initial(const std::vector<EventInfo>& v, const EventInfo& pe) noexcept {
+/// independent of every event of v. Callers guarantee p is enabled. `v`
+/// refers to events stored elsewhere, so that inserting it copies nothing.
+inline bool weak_initial(const std::vector<const EventInfo*>& v, const EventInfo& pe) noexcept {
   for (std::size_t t = 0; t < v.size(); ++t) {
-    if (v[t].agent != pe.agent) continue;
+    if (v[t]->agent != pe.agent) continue;
     for (std::size_t s = 0; s < t; ++s)
-      if (dependent(v[s], v[t])) return false;
+      if (dependent(*v[s], *v[t])) return false;
     return true;
   }
-  for (const auto& e : v)
-    if (dependent(pe, e)) return false;
+  for (const EventInfo* e : v)
+    if (dependent(pe, *e)) return false;
   return true;
 }
 

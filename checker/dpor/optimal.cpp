@@ -112,23 +112,25 @@ void OptimalDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
   e.footprint = trace[p].footprint;  // refined after the fact (a failed CAS only reads)
 }
 
-EventInfo OptimalDpor::info(const std::vector<Event>& trace, std::size_t k, bool declared) const {
+void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std::size_t k,
+                            bool declared) const {
   const std::size_t n = trace.size();
   const Event& e = at(trace, k);
-  EventInfo out;
   out.agent = e.agent;
   out.agent_event = e.agent_event;
   // A moved operation may do something else (a failed CAS may succeed), so
   // the event that changes place is compared by what it may touch.
   out.footprint = declared && k < n ? path_[k].declared : e.footprint;
   out.conditional = conditional_at(n, k);
+  out.has_creator = false;
+  out.creator_agent = AgentId{};
+  out.creator_event = 0;
   if (e.agent_event == 0 && e.created_by >= 0) {
     const Event& c = trace[static_cast<std::size_t>(e.created_by)];
     out.has_creator = true;
     out.creator_agent = c.agent;
     out.creator_event = c.agent_event;
   }
-  return out;
 }
 
 void OptimalDpor::collect_pending(const Execution& ex) {
@@ -165,10 +167,38 @@ void OptimalDpor::end(const Execution& ex) {
     ++stats_.sleep_blocked;
   else
     collect_pending(ex);
+  index_objects(trace);
   compute_clocks(trace);
   analyse_races(trace, branch_, std::min(n, blocked_at_));
   if (!pending_.empty()) analyse_races(trace, n, n + pending_.size());
   if (!backtrack()) done_ = true;
+}
+
+void OptimalDpor::index_objects(const std::vector<Event>& trace) {
+  for (auto& list : by_object_) list.clear();
+  for (std::size_t k = 0; k < trace.size(); ++k)
+    for (const auto& a : trace[k].footprint) {
+      const std::size_t o = index(a.object);
+      if (o >= by_object_.size()) by_object_.resize(o + 1);
+      auto& list = by_object_[o];
+      if (list.empty() || list.back() != k) list.push_back(static_cast<std::uint32_t>(k));
+    }
+}
+
+void OptimalDpor::candidates(const Footprint& fp, std::size_t limit) {
+  cand_.clear();
+  for (const auto& a : fp) {
+    const std::size_t o = index(a.object);
+    if (o >= by_object_.size()) continue;
+    for (std::uint32_t i : by_object_[o]) {
+      if (i >= limit) break;
+      cand_.push_back(i);
+    }
+  }
+  if (fp.size() > 1) {  // several objects: visit each earlier event once, in order
+    std::sort(cand_.begin(), cand_.end());
+    cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
+  }
 }
 
 void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
@@ -195,7 +225,8 @@ void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
     std::fill(row, row + stride_, 0u);
     if (prev_pos_[k] >= 0) join(static_cast<std::size_t>(prev_pos_[k]));
     if (e.agent_event == 0 && e.created_by >= 0) join(static_cast<std::size_t>(e.created_by));
-    for (std::size_t i = 0; i < std::min(k, real); ++i)
+    candidates(e.footprint, std::min(k, real));
+    for (std::uint32_t i : cand_)
       if (trace[i].agent != e.agent && conflicts(trace[i].footprint, e.footprint)) join(i);
     row[index(e.agent)] = e.agent_event + 1;
   }
@@ -233,7 +264,9 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
     const Event& ej = at(trace, j);
     const std::int32_t pp = prev_pos_[j];
     const std::int32_t cb = ej.agent_event == 0 ? ej.created_by : -1;
-    for (std::size_t i = 0; i < std::min(j, trace.size()); ++i) {
+    candidates(ej.footprint, std::min(j, trace.size()));
+    for (std::uint32_t ci : cand_) {
+      const std::size_t i = ci;
       const Event& ei = trace[i];
       if (ei.agent == ej.agent || !conflicts(ei.footprint, ej.footprint)) continue;
       // j's own history must not depend on i, or j could not move before i.
@@ -250,15 +283,20 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
 
 void OptimalDpor::reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j) {
   // v = notdep(e, E).e' (JACM 2017, Alg. 2, line 5): the events after i that
-  // do not happen after it, then j.
-  auto& v = scratch_;
-  v.clear();
+  // do not happen after it, then j. Built in reused storage; v_ points into it.
+  std::size_t m = 0;
+  auto next_slot = [&]() -> EventInfo& {
+    if (m == scratch_.size()) scratch_.emplace_back();
+    return scratch_[m++];
+  };
   for (std::size_t k = i + 1; k < std::min(j, trace.size()); ++k)
-    if (!happens_before(trace[i], k)) v.push_back(info(trace, k, false));
-  v.push_back(info(trace, j, true));
+    if (!happens_before(trace[i], k)) fill_info(next_slot(), trace, k, false);
+  fill_info(next_slot(), trace, j, true);
+  v_.clear();
+  for (std::size_t t = 0; t < m; ++t) v_.push_back(&scratch_[t]);
   for (const auto& s : path_[i].sleep)
-    if (weak_initial(v, s)) return;  // an explored sibling already covers v
-  if (insert(tree_, parent_of(i), v)) ++stats_.inserted;
+    if (weak_initial(v_, s)) return;  // an explored sibling already covers v
+  if (insert(tree_, parent_of(i), v_)) ++stats_.inserted;
 }
 
 bool OptimalDpor::backtrack() {

@@ -62,7 +62,8 @@ class OptimalDpor {
   std::int32_t take_wakeup_child(std::size_t p, const Choice& c);
   EventInfo pending_event(const Choice& c, AgentId a) const;
   void finalize(std::size_t p, const std::vector<Event>& trace);
-  EventInfo info(const std::vector<Event>& trace, std::size_t k, bool declared) const;
+  void fill_info(EventInfo& out, const std::vector<Event>& trace, std::size_t k,
+                 bool declared) const;
   const Event& at(const std::vector<Event>& trace, std::size_t k) const {
     return k < trace.size() ? trace[k] : pending_[k - trace.size()].event;
   }
@@ -71,6 +72,8 @@ class OptimalDpor {
   }
   bool token_available(const std::vector<Event>& trace, const Access& take, std::size_t i) const;
   void collect_pending(const Execution& ex);
+  void index_objects(const std::vector<Event>& trace);
+  void candidates(const Footprint& fp, std::size_t limit);
   void compute_clocks(const std::vector<Event>& trace);
   void analyse_races(const std::vector<Event>& trace, std::size_t from, std::size_t to);
   void reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j);
@@ -91,7 +94,12 @@ class OptimalDpor {
   std::vector<std::uint32_t> clocks_;   // clocks_[k * stride_ + a]: a's events hb-before-or-at k
   std::size_t stride_ = 0;
   std::vector<std::int32_t> prev_pos_;  // position of the same agent's previous event
-  std::vector<EventInfo> scratch_;      // the sequence v of the race being reversed
+  std::vector<EventInfo> scratch_;      // storage of the sequence v of the race being reversed
+  std::vector<const EventInfo*> v_;     // v itself, pointing into scratch_
+  // by_object_[o]: ascending positions of the trace's events that touch
+  // object o; only these can conflict with an access to o (no quadratic scan).
+  std::vector<std::vector<std::uint32_t>> by_object_;
+  std::vector<std::uint32_t> cand_;     // earlier positions sharing an object with one event
   std::vector<Pending> pending_;        // positions n, n+1, ... of the analysis
   OptimalStats stats_;
 };

@@ -2,6 +2,7 @@
 // whose leftmost branch is the execution being explored.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "checker/dpor/event.hpp"
@@ -10,24 +11,26 @@ namespace heddle::dpor {
 
 /// An ordered tree of events in an arena. Node 0 is the root (the empty
 /// prefix). Children are ordered oldest first; removed nodes are recycled,
-/// so memory follows the live tree, not the number of executions.
+/// so memory follows the live tree, not the number of executions. The arena
+/// grows in fixed chunks: nodes never move, and growing never holds two
+/// copies of the forest at once (as a doubling vector would).
 class WakeupForest {
  public:
   static constexpr std::int32_t kNone = -1;
   WakeupForest();
 
-  /// Appends `ev` as the last child of `parent`; returns the new node.
-  std::int32_t add_child(std::int32_t parent, EventInfo ev);
+  /// Appends a copy of `ev` as the last child of `parent`; returns the new node.
+  std::int32_t add_child(std::int32_t parent, const EventInfo& ev);
   /// Unlinks `node` and its whole subtree from its parent and frees them.
   void remove(std::int32_t node);
   /// Clears everything but the root.
   void clear();
 
-  EventInfo& event(std::int32_t n) { return nodes_[n].ev; }
-  const EventInfo& event(std::int32_t n) const { return nodes_[n].ev; }
-  std::int32_t first_child(std::int32_t n) const { return nodes_[n].first_child; }
-  std::int32_t next_sibling(std::int32_t n) const { return nodes_[n].next; }
-  std::int32_t parent(std::int32_t n) const { return nodes_[n].parent; }
+  EventInfo& event(std::int32_t n) { return node(n).ev; }
+  const EventInfo& event(std::int32_t n) const { return node(n).ev; }
+  std::int32_t first_child(std::int32_t n) const { return node(n).first_child; }
+  std::int32_t next_sibling(std::int32_t n) const { return node(n).next; }
+  std::int32_t parent(std::int32_t n) const { return node(n).parent; }
   /// Live nodes (for memory statistics).
   std::size_t live() const noexcept { return live_; }
 
@@ -37,9 +40,15 @@ class WakeupForest {
     std::int32_t parent = kNone, first_child = kNone, last_child = kNone;
     std::int32_t prev = kNone, next = kNone;
   };
+  static constexpr int kChunkBits = 10;  // 1024 nodes per chunk
+  static constexpr std::int32_t kChunkMask = (1 << kChunkBits) - 1;
+  Node& node(std::int32_t n) { return chunks_[n >> kChunkBits][n & kChunkMask]; }
+  const Node& node(std::int32_t n) const { return chunks_[n >> kChunkBits][n & kChunkMask]; }
+  std::int32_t allocate();
   void free_subtree(std::int32_t n);
 
-  std::vector<Node> nodes_;
+  std::vector<std::unique_ptr<Node[]>> chunks_;
+  std::int32_t used_ = 0;  // nodes [0, used_) have been handed out at least once
   std::vector<std::int32_t> free_;
   std::size_t live_ = 0;
 };
@@ -49,7 +58,8 @@ class WakeupForest {
 /// left of v, removing that agent's event from v; stops when it reaches a
 /// leaf or consumes v (an equivalent sequence is already there), and
 /// otherwise appends the rest of v as a new rightmost branch.
-/// Returns true when it added nodes.
-bool insert(WakeupForest& f, std::int32_t node, std::vector<EventInfo> v);
+/// Returns true when it added nodes. `v` points at events the caller keeps
+/// alive; it is consumed (the events are copied into new nodes).
+bool insert(WakeupForest& f, std::int32_t node, std::vector<const EventInfo*>& v);
 
 }  // namespace heddle::dpor
