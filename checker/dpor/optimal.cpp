@@ -169,6 +169,8 @@ void OptimalDpor::end(const Execution& ex) {
     collect_pending(ex);
   index_objects(trace);
   compute_clocks(trace);
+  infos_.resize(n);  // assigning in place reuses the footprints' storage
+  for (std::size_t k = 0; k < infos_.size(); ++k) fill_info(infos_[k], trace, k, false);
   analyse_races(trace, branch_, std::min(n, blocked_at_));
   if (!pending_.empty()) analyse_races(trace, n, n + pending_.size());
   if (!backtrack()) done_ = true;
@@ -283,17 +285,12 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
 
 void OptimalDpor::reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j) {
   // v = notdep(e, E).e' (JACM 2017, Alg. 2, line 5): the events after i that
-  // do not happen after it, then j. Built in reused storage; v_ points into it.
-  std::size_t m = 0;
-  auto next_slot = [&]() -> EventInfo& {
-    if (m == scratch_.size()) scratch_.emplace_back();
-    return scratch_[m++];
-  };
-  for (std::size_t k = i + 1; k < std::min(j, trace.size()); ++k)
-    if (!happens_before(trace[i], k)) fill_info(next_slot(), trace, k, false);
-  fill_info(next_slot(), trace, j, true);
+  // do not happen after it, then j. v_ points at the cached infos_.
   v_.clear();
-  for (std::size_t t = 0; t < m; ++t) v_.push_back(&scratch_[t]);
+  for (std::size_t k = i + 1; k < std::min(j, trace.size()); ++k)
+    if (!happens_before(trace[i], k)) v_.push_back(&infos_[k]);
+  fill_info(moved_, trace, j, true);
+  v_.push_back(&moved_);
   for (const auto& s : path_[i].sleep)
     if (weak_initial(v_, s)) return;  // an explored sibling already covers v
   if (insert(tree_, parent_of(i), v_)) ++stats_.inserted;

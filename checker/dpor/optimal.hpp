@@ -94,8 +94,9 @@ class OptimalDpor {
   std::vector<std::uint32_t> clocks_;   // clocks_[k * stride_ + a]: a's events hb-before-or-at k
   std::size_t stride_ = 0;
   std::vector<std::int32_t> prev_pos_;  // position of the same agent's previous event
-  std::vector<EventInfo> scratch_;      // storage of the sequence v of the race being reversed
-  std::vector<const EventInfo*> v_;     // v itself, pointing into scratch_
+  std::vector<EventInfo> infos_;        // infos_[k]: position k as it ran (or is pending)
+  EventInfo moved_;                     // the reversed race's later event, as declared
+  std::vector<const EventInfo*> v_;     // the sequence v of the race being reversed
   // by_object_[o]: ascending positions of the trace's events that touch
   // object o; only these can conflict with an access to o (no quadratic scan).
   std::vector<std::vector<std::uint32_t>> by_object_;
