@@ -21,6 +21,29 @@ struct EventInfo {
   bool conditional = false;         // the operation may block (lock, wait, await)
 };
 
+/// True when two footprints list the same accesses in the same order.
+inline bool same_footprint(const Footprint& a, const Footprint& b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const Access& x = a[k];
+    const Access& y = b[k];
+    if (x.object != y.object || x.lo != y.lo || x.hi != y.hi || x.write != y.write ||
+        x.token != y.token)
+      return false;
+  }
+  return true;
+}
+
+/// True when two event descriptions are identical, footprints included.
+inline bool same_event(const EventInfo& a, const EventInfo& b) noexcept {
+  if (a.agent != b.agent || a.agent_event != b.agent_event || a.conditional != b.conditional ||
+      a.has_creator != b.has_creator)
+    return false;
+  if (a.has_creator && (a.creator_agent != b.creator_agent || a.creator_event != b.creator_event))
+    return false;
+  return same_footprint(a.footprint, b.footprint);
+}
+
 /// Dependency (Abdulla et al., JACM 2017, Sec. 2): same agent (program
 /// order), creation (an agent's first event happens after the event that
 /// created it), or conflicting footprints (same object, one writes).

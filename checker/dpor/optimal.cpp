@@ -94,10 +94,13 @@ AgentId OptimalDpor::next(const Choice& c) {
       it = c.enabled.begin();
     }
     a = *it;
-    node = tree_.add_child(parent_of(p), EventInfo{});
   }
-  // The node now describes the operation as it really is pending.
-  tree_.event(node) = pending_event(c, a);
+  // The node describes the operation as it really is pending.
+  const EventInfo pe = pending_event(c, a);
+  if (node == WakeupForest::kNone)
+    node = tree_.add_child(parent_of(p), pe);
+  else
+    tree_.set_event(node, pe);
   pos.node = node;
   pos.declared = tree_.event(node).footprint;
   pos.conditional = tree_.event(node).conditional;
@@ -106,10 +109,13 @@ AgentId OptimalDpor::next(const Choice& c) {
 }
 
 void OptimalDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
-  EventInfo& e = tree_.event(path_[p].node);
+  const EventInfo& e = tree_.event(path_[p].node);
   if (e.agent != trace[p].agent)
     throw std::logic_error("[heddle bug] dpor: the trace ran another agent than the one picked");
-  e.footprint = trace[p].footprint;  // refined after the fact (a failed CAS only reads)
+  if (same_footprint(e.footprint, trace[p].footprint)) return;
+  EventInfo refined = e;
+  refined.footprint = trace[p].footprint;  // refined after the fact (a failed CAS only reads)
+  tree_.set_event(path_[p].node, refined);
 }
 
 void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std::size_t k,

@@ -4,6 +4,20 @@
 
 namespace heddle::dpor {
 
+std::uint32_t EventTable::intern(const EventInfo& e) {
+  const std::size_t a = index(e.agent);
+  if (a >= ids_.size()) ids_.resize(a + 1);
+  auto& per_agent = ids_[a];
+  if (e.agent_event >= per_agent.size()) per_agent.resize(e.agent_event + 1);
+  auto& variants = per_agent[e.agent_event];
+  for (std::uint32_t id : variants)
+    if (same_event(all_[id], e)) return id;
+  const auto id = static_cast<std::uint32_t>(all_.size());
+  all_.push_back(e);
+  variants.push_back(id);
+  return id;
+}
+
 WakeupForest::WakeupForest() { clear(); }
 
 void WakeupForest::clear() {
@@ -25,6 +39,7 @@ std::int32_t WakeupForest::allocate() {
   }
   Node& node = this->node(n);
   node.parent = node.first_child = node.last_child = node.prev = node.next = kNone;
+  node.ev = 0;
   ++live_;
   return n;
 }
@@ -32,7 +47,7 @@ std::int32_t WakeupForest::allocate() {
 std::int32_t WakeupForest::add_child(std::int32_t parent, const EventInfo& ev) {
   const std::int32_t n = allocate();
   Node& node = this->node(n);
-  node.ev = ev;  // reuses the recycled node's footprint storage
+  node.ev = table_.intern(ev);
   node.parent = parent;
   Node& p = this->node(parent);
   node.prev = p.last_child;

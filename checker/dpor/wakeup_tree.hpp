@@ -2,12 +2,32 @@
 // whose leftmost branch is the execution being explored.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
 #include "checker/dpor/event.hpp"
 
 namespace heddle::dpor {
+
+/// Each distinct event description stored once and named by a 32-bit id.
+/// Deterministic models run the same few operations in every execution, so
+/// the table grows with the model's distinct events (agents x events per
+/// agent x footprint variants), not with the number of executions; wakeup
+/// nodes then cost 24 bytes instead of a full EventInfo.
+class EventTable {
+ public:
+  /// The id of `e`, adding it when new.
+  std::uint32_t intern(const EventInfo& e);
+  /// The event with id `id` (references stay valid as the table grows).
+  const EventInfo& operator[](std::uint32_t id) const { return all_[id]; }
+
+ private:
+  std::deque<EventInfo> all_;
+  // ids_[agent][agent_event]: the ids of that operation's variants (a
+  // failed and a successful CAS, say); usually one or two.
+  std::vector<std::vector<std::vector<std::uint32_t>>> ids_;
+};
 
 /// An ordered tree of events in an arena. Node 0 is the root (the empty
 /// prefix). Children are ordered oldest first; removed nodes are recycled,
@@ -26,8 +46,10 @@ class WakeupForest {
   /// Clears everything but the root.
   void clear();
 
-  EventInfo& event(std::int32_t n) { return node(n).ev; }
-  const EventInfo& event(std::int32_t n) const { return node(n).ev; }
+  /// The event of node `n` (valid until the node changes or is removed).
+  const EventInfo& event(std::int32_t n) const { return table_[node(n).ev]; }
+  /// Replaces the event of node `n`.
+  void set_event(std::int32_t n, const EventInfo& ev) { node(n).ev = table_.intern(ev); }
   std::int32_t first_child(std::int32_t n) const { return node(n).first_child; }
   std::int32_t next_sibling(std::int32_t n) const { return node(n).next; }
   std::int32_t parent(std::int32_t n) const { return node(n).parent; }
@@ -36,7 +58,7 @@ class WakeupForest {
 
  private:
   struct Node {
-    EventInfo ev;
+    std::uint32_t ev = 0;  // id in table_
     std::int32_t parent = kNone, first_child = kNone, last_child = kNone;
     std::int32_t prev = kNone, next = kNone;
   };
@@ -47,6 +69,7 @@ class WakeupForest {
   std::int32_t allocate();
   void free_subtree(std::int32_t n);
 
+  EventTable table_;
   std::vector<std::unique_ptr<Node[]>> chunks_;
   std::int32_t used_ = 0;  // nodes [0, used_) have been handed out at least once
   std::vector<std::int32_t> free_;
