@@ -38,7 +38,7 @@ std::int32_t WakeupForest::allocate() {
       chunks_.push_back(std::make_unique<Node[]>(std::size_t{1} << kChunkBits));
   }
   Node& node = this->node(n);
-  node.parent = node.first_child = node.last_child = node.prev = node.next = kNone;
+  node.parent = node.first_child = node.next = kNone;
   node.ev = 0;
   ++live_;
   return n;
@@ -49,13 +49,9 @@ std::int32_t WakeupForest::add_child(std::int32_t parent, const EventInfo& ev) {
   Node& node = this->node(n);
   node.ev = table_.intern(ev);
   node.parent = parent;
-  Node& p = this->node(parent);
-  node.prev = p.last_child;
-  if (p.last_child != kNone)
-    this->node(p.last_child).next = n;
-  else
-    p.first_child = n;
-  p.last_child = n;
+  std::int32_t* link = &this->node(parent).first_child;
+  while (*link != kNone) link = &this->node(*link).next;
+  *link = n;
   return n;
 }
 
@@ -70,16 +66,9 @@ void WakeupForest::free_subtree(std::int32_t n) {
 }
 
 void WakeupForest::remove(std::int32_t n) {
-  Node& x = node(n);
-  Node& p = node(x.parent);
-  if (x.prev != kNone)
-    node(x.prev).next = x.next;
-  else
-    p.first_child = x.next;
-  if (x.next != kNone)
-    node(x.next).prev = x.prev;
-  else
-    p.last_child = x.prev;
+  std::int32_t* link = &node(node(n).parent).first_child;
+  while (*link != n) link = &node(*link).next;
+  *link = node(n).next;
   free_subtree(n);
 }
 

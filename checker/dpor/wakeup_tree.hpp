@@ -57,10 +57,11 @@ class WakeupForest {
   std::size_t live() const noexcept { return live_; }
 
  private:
+  // 16 bytes. No back or last-child links: a node has at most one child per
+  // agent, so walking the siblings to append or unlink is short.
   struct Node {
     std::uint32_t ev = 0;  // id in table_
-    std::int32_t parent = kNone, first_child = kNone, last_child = kNone;
-    std::int32_t prev = kNone, next = kNone;
+    std::int32_t parent = kNone, first_child = kNone, next = kNone;
   };
   static constexpr int kChunkBits = 10;  // 1024 nodes per chunk
   static constexpr std::int32_t kChunkMask = (1 << kChunkBits) - 1;
