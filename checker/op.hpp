@@ -16,10 +16,14 @@ struct Access {
   std::uint32_t lo = 0;  // byte range [lo, hi) for regions; [0,1) for sync objects
   std::uint32_t hi = 1;
   bool write = false;    // modifies the object (release, RMW, arrival, ...)
-  /// For binary resources (a mutex): -1 takes the object (a lock that blocks
-  /// while taken), +1 gives it back (unlock), 0 neither. DPOR uses it to tell
-  /// whether a blocked take could have run before a given step.
+  /// For resources made of units (a mutex has one, a semaphore counts them):
+  /// -1 takes a unit (blocks while none is left), +1 gives units back, 0
+  /// neither. DPOR uses it to tell whether a blocked take could have run
+  /// before a given step.
   std::int8_t token = 0;
+  /// For counting resources, set once the operation ran: the units available
+  /// just before it (saturated at 127); -1 when not recorded.
+  std::int8_t before = -1;
 };
 
 /// The objects one operation touches.

@@ -28,7 +28,7 @@ inline bool same_footprint(const Footprint& a, const Footprint& b) noexcept {
     const Access& x = a[k];
     const Access& y = b[k];
     if (x.object != y.object || x.lo != y.lo || x.hi != y.hi || x.write != y.write ||
-        x.token != y.token)
+        x.token != y.token || x.before != y.before)
       return false;
   }
   return true;

@@ -242,9 +242,14 @@ void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
 
 bool OptimalDpor::token_available(const std::vector<Event>& trace, const Access& take,
                                   std::size_t i) const {
+  // Every later operation that changes the resource conflicts with i, so it
+  // happens after i and is not in v: the resource is as it was before i.
+  for (const auto& a : trace[i].footprint)
+    if (a.object == take.object && a.before >= 0) return a.before >= 1;  // i counted it
   for (std::size_t k = i; k-- > 0;)
     for (const auto& a : trace[k].footprint)
-      if (a.object == take.object && a.token != 0) return a.token > 0;
+      if (a.object == take.object && a.token != 0)
+        return a.before >= 0 ? a.before + a.token >= 1 : a.token > 0;
   return true;  // never taken: available from the start
 }
 
@@ -258,8 +263,8 @@ bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std
   auto si = static_cast<std::int32_t>(i);
   bool pending = prev_pos_[j] < si && (ej.agent_event > 0 || ej.created_by < si);
   if (pending) return contains(path_[i].enabled, ej.agent);
-  // A take of a binary resource (lock) can run before i exactly when the
-  // resource was free there: its last token operation before i gave it back.
+  // A take of a resource (a lock, a semaphore wait) can run before i exactly
+  // when a unit was left there (see token_available).
   const Footprint& fp = j < trace.size() ? path_[j].declared : ej.footprint;
   for (const auto& a : fp)
     if (a.token < 0 && !token_available(trace, a, i)) return false;
