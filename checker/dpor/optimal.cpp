@@ -175,8 +175,10 @@ void OptimalDpor::end(const Execution& ex) {
     collect_pending(ex);
   index_objects(trace);
   compute_clocks(trace);
+  // Positions before branch_ ran exactly as in the previous execution.
+  const std::size_t same = std::min(branch_, infos_.size());
   infos_.resize(n);  // assigning in place reuses the footprints' storage
-  for (std::size_t k = 0; k < infos_.size(); ++k) fill_info(infos_[k], trace, k, false);
+  for (std::size_t k = same; k < n; ++k) fill_info(infos_[k], trace, k, false);
   analyse_races(trace, branch_, std::min(n, blocked_at_));
   if (!pending_.empty()) analyse_races(trace, n, n + pending_.size());
   if (!backtrack()) done_ = true;
