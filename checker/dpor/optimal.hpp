@@ -62,6 +62,7 @@ class OptimalDpor {
   std::int32_t take_wakeup_child(std::size_t p, const Choice& c);
   EventInfo pending_event(const Choice& c, AgentId a) const;
   void finalize(std::size_t p, const std::vector<Event>& trace);
+  /// Describes position k into `out` (its declared footprint if `declared`).
   void fill_info(EventInfo& out, const std::vector<Event>& trace, std::size_t k,
                  bool declared) const;
   const Event& at(const std::vector<Event>& trace, std::size_t k) const {
@@ -70,9 +71,12 @@ class OptimalDpor {
   bool conditional_at(std::size_t n, std::size_t k) const {
     return k < n ? path_[k].conditional : pending_[k - n].conditional;
   }
+  /// True when a unit of `take`'s resource was left just before position i.
   bool token_available(const std::vector<Event>& trace, const Access& take, std::size_t i) const;
   void collect_pending(const Execution& ex);
+  /// Builds by_object_ for the finished trace.
   void index_objects(const std::vector<Event>& trace);
+  /// Fills cand_ with the positions below `limit` that touch an object of `fp`, ascending.
   void candidates(const Footprint& fp, std::size_t limit);
   void compute_clocks(const std::vector<Event>& trace);
   void analyse_races(const std::vector<Event>& trace, std::size_t from, std::size_t to);
