@@ -289,11 +289,31 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
       if (cb >= 0 && (static_cast<std::size_t>(cb) == i ||
                       happens_before(ei, static_cast<std::size_t>(cb))))
         continue;
+      // Nor may i reach j through a later conflicting event k: a race is
+      // immediate (JACM 2017, Sec. 3: e ≲ e', nothing happens in between);
+      // reversing k and j, then i and j, covers the trace. Not so for an
+      // operation that may block: when k enabled j (an unlock before a
+      // lock), only the non-immediate race with i (the other lock) can be
+      // reversed, as the reference notes on blocking operations say.
+      if (!conditional_at(trace.size(), j) && reaches_through(trace, i, j)) continue;
       if (!reversible(trace, i, j)) continue;
       ++stats_.races;
       reverse(trace, i, j);
     }
   }
+}
+
+bool OptimalDpor::reaches_through(const std::vector<Event>& trace, std::size_t i,
+                                  std::size_t j) const {
+  const Event& ej = at(trace, j);
+  for (std::uint32_t k : cand_) {
+    if (k <= i) continue;
+    const Event& ek = trace[k];
+    if (ek.agent != ej.agent && conflicts(ek.footprint, ej.footprint) &&
+        happens_before(trace[i], k))
+      return true;
+  }
+  return false;
 }
 
 void OptimalDpor::reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j) {

@@ -80,6 +80,9 @@ class OptimalDpor {
   void candidates(const Footprint& fp, std::size_t limit);
   void compute_clocks(const std::vector<Event>& trace);
   void analyse_races(const std::vector<Event>& trace, std::size_t from, std::size_t to);
+  /// True when i happens before another event of cand_ (after i) that
+  /// conflicts with j: then i and j are not an immediate race.
+  bool reaches_through(const std::vector<Event>& trace, std::size_t i, std::size_t j) const;
   void reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j);
   bool reversible(const std::vector<Event>& trace, std::size_t i, std::size_t j) const;
   bool happens_before(const Event& ei, std::size_t k) const {

@@ -24,9 +24,9 @@ TEST_CASE("dpor and dfs agree on random models", "[dpor]") {
   // was not yet pending at, dpor cannot tell whether it could run there; it
   // assumes so and a rare branch ends sleep-blocked. Mutexes and semaphores
   // are exact (token footprints; semaphores record the units they found).
-  // Counted here, bounded below: 2 of the 600 models, 19 of the 10,000 of
-  // HEDDLE_LONG (4 of 600 before semaphores were counted). Not all remaining
-  // cases are explained: seeds 394 and 1333 have no barrier or await.
+  // Counted here, bounded below: 0 of the 600 models and 2 of the 10,000 of
+  // HEDDLE_LONG (before semaphores were counted and races had to be
+  // immediate: 4 of 600, 59 of 10,000).
   int blocked_models = 0;
   for (int seed = 1; seed <= models; ++seed) {
     RunConfig dfs, dpor;
@@ -46,7 +46,7 @@ TEST_CASE("dpor and dfs agree on random models", "[dpor]") {
   }
   WARN("random models: dfs " << dfs_total << " executions, dpor " << dpor_total << "; "
        << blocked_models << " models with a sleep-blocked execution");
-  CHECK(blocked_models * 200 <= models);  // at most 0.5%
+  CHECK(blocked_models * 1000 <= models);  // at most 0.1%
 }
 
 TEST_CASE("dpor does not move a semaphore wait before the signal it needs", "[dpor]") {
