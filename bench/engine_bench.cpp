@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
     raw = std::min(raw, raw_round_trip_ns(4'000'000));
     const Kernel& k = find_kernel("bench/sync_only");
     RunConfig c;
+    c.strategy = "dfs";  // the step path alone (dpor, the default, adds its analysis)
     c.max_executions = 20;
     c.max_steps = 1'000'000;
     r = explore(k, k.resolve({}), c);
@@ -88,7 +89,9 @@ int main(int argc, char** argv) {
   }
 
   const Kernel& s = find_kernel("bench/small");
-  auto small_run = explore(s, s.resolve({}), RunConfig{});
+  RunConfig small_config;
+  small_config.strategy = "dfs";
+  auto small_run = explore(s, s.resolve({}), small_config);
   double per_exec_s = static_cast<double>(small_run.stats.executions) / small_run.stats.seconds;
 
   fmt::print("best of {} runs\n", kReps);

@@ -36,6 +36,19 @@ void VectorClock::assign(const VectorClock& other) {
   size_ = other.size_;
 }
 
+void VectorClock::steal(VectorClock& other) noexcept {
+  if (other.heap_.empty()) {
+    heap_.clear();
+    std::copy(other.inline_, other.inline_ + kInline, inline_);
+  } else {
+    heap_ = std::move(other.heap_);
+    other.heap_.clear();
+  }
+  size_ = other.size_;
+  other.size_ = 0;
+  std::fill(other.inline_, other.inline_ + kInline, 0u);  // keep the zero invariant
+}
+
 std::partial_ordering operator<=>(const VectorClock& a, const VectorClock& b) {
   bool less = false, greater = false;
   auto n = std::max(a.size_, b.size_);

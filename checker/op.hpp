@@ -16,17 +16,27 @@ struct Access {
   std::uint32_t lo = 0;  // byte range [lo, hi) for regions; [0,1) for sync objects
   std::uint32_t hi = 1;
   bool write = false;    // modifies the object (release, RMW, arrival, ...)
-  /// For binary resources (a mutex): -1 takes the object (a lock that blocks
-  /// while taken), +1 gives it back (unlock), 0 neither. DPOR uses it to tell
-  /// whether a blocked take could have run before a given step.
+  /// For resources made of units (a mutex has one, a semaphore counts them):
+  /// -1 takes a unit (blocks while none is left), +1 gives units back, 0
+  /// neither. DPOR uses it to tell whether a blocked take could have run
+  /// before a given step.
   std::int8_t token = 0;
+  /// For counting resources, set once the operation ran: the units available
+  /// just before it (saturated at 127); -1 when not recorded.
+  std::int8_t before = -1;
 };
 
 /// The objects one operation touches.
 using Footprint = boost::container::small_vector<Access, 2>;
 
 /// True when two footprints conflict: same object, overlapping, one writes.
-bool conflicts(const Footprint& a, const Footprint& b) noexcept;
+/// Inline: DPOR's race analysis calls it for every candidate pair.
+inline bool conflicts(const Footprint& a, const Footprint& b) noexcept {
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x.object == y.object && (x.write || y.write) && x.lo < y.hi && y.lo < x.hi) return true;
+  return false;
+}
 
 /// A non-owning reference to a `bool()` callable that lives at least as long
 /// as the operation is pending (it sits in the suspended fiber's frame).

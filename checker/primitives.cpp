@@ -1,5 +1,7 @@
 #include "checker/primitives.hpp"
 
+#include <algorithm>
+
 namespace heddle {
 
 SyncObject::SyncObject(std::string name) : id_(Execution::current().add_object(std::move(name))) {}
@@ -50,17 +52,30 @@ bool Mutex::try_lock(std::source_location loc) {
   return true;
 }
 
+namespace {
+// A semaphore operation's footprint once it ran: its token and the units
+// available before it, so that DPOR knows whether a wait moved before it
+// could have run (JACM 2017's reversible races, for counting resources).
+Footprint counted(ObjectId id, std::int8_t token, std::uint32_t before) {
+  return Footprint{Access{id, 0, 1, true, token, static_cast<std::int8_t>(std::min(before, 127u))}};
+}
+}  // namespace
+
 void Semaphore::wait(std::source_location loc) {
   auto positive = [this] { return count_ > 0; };
-  visible("wait", true, loc, positive);
+  visible("wait", true, loc, positive, -1);
+  auto& ex = Execution::current();
+  if (ex.pending_slot() != nullptr) ex.refine_footprint(counted(id_, -1, count_));
   --count_;
-  Execution::current().acquire(sync_);
+  ex.acquire(sync_);
 }
 
 void Semaphore::signal(std::uint32_t n, std::source_location loc) {
-  visible("signal", true, loc);
+  visible("signal", true, loc, {}, +1);
+  auto& ex = Execution::current();
+  if (ex.pending_slot() != nullptr) ex.refine_footprint(counted(id_, +1, count_));
   count_ += n;
-  Execution::current().release(sync_);
+  ex.release(sync_);
 }
 
 Barrier::Barrier(std::string name, std::uint32_t parties)

@@ -21,6 +21,29 @@ struct EventInfo {
   bool conditional = false;         // the operation may block (lock, wait, await)
 };
 
+/// True when two footprints list the same accesses in the same order.
+inline bool same_footprint(const Footprint& a, const Footprint& b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const Access& x = a[k];
+    const Access& y = b[k];
+    if (x.object != y.object || x.lo != y.lo || x.hi != y.hi || x.write != y.write ||
+        x.token != y.token || x.before != y.before)
+      return false;
+  }
+  return true;
+}
+
+/// True when two event descriptions are identical, footprints included.
+inline bool same_event(const EventInfo& a, const EventInfo& b) noexcept {
+  if (a.agent != b.agent || a.agent_event != b.agent_event || a.conditional != b.conditional ||
+      a.has_creator != b.has_creator)
+    return false;
+  if (a.has_creator && (a.creator_agent != b.creator_agent || a.creator_event != b.creator_event))
+    return false;
+  return same_footprint(a.footprint, b.footprint);
+}
+
 /// Dependency (Abdulla et al., JACM 2017, Sec. 2): same agent (program
 /// order), creation (an agent's first event happens after the event that
 /// created it), or conflicting footprints (same object, one writes).
@@ -51,16 +74,17 @@ inline EventInfo event_info(const std::vector<Event>& trace, std::size_t k, bool
 /// True when `p` (an agent whose next event is `pe`) is a weak initial of
 /// `v` (JACM 2017, Sec. 6, weak initials WI[E](v)): either pe is p's first event in v and
 /// nothing before it in v depends on it, or p is absent from v and pe is
-/// independent of every event of v. Callers guarantee p is enabled.
-inline bool weak_initial(const std::vector<EventInfo>& v, const EventInfo& pe) noexcept {
+/// independent of every event of v. Callers guarantee p is enabled. `v`
+/// refers to events stored elsewhere, so that inserting it copies nothing.
+inline bool weak_initial(const std::vector<const EventInfo*>& v, const EventInfo& pe) noexcept {
   for (std::size_t t = 0; t < v.size(); ++t) {
-    if (v[t].agent != pe.agent) continue;
+    if (v[t]->agent != pe.agent) continue;
     for (std::size_t s = 0; s < t; ++s)
-      if (dependent(v[s], v[t])) return false;
+      if (dependent(*v[s], *v[t])) return false;
     return true;
   }
-  for (const auto& e : v)
-    if (dependent(pe, e)) return false;
+  for (const EventInfo* e : v)
+    if (dependent(pe, *e)) return false;
   return true;
 }
 

@@ -94,10 +94,13 @@ AgentId OptimalDpor::next(const Choice& c) {
       it = c.enabled.begin();
     }
     a = *it;
-    node = tree_.add_child(parent_of(p), EventInfo{});
   }
-  // The node now describes the operation as it really is pending.
-  tree_.event(node) = pending_event(c, a);
+  // The node describes the operation as it really is pending.
+  const EventInfo pe = pending_event(c, a);
+  if (node == WakeupForest::kNone)
+    node = tree_.add_child(parent_of(p), pe);
+  else
+    tree_.set_event(node, pe);
   pos.node = node;
   pos.declared = tree_.event(node).footprint;
   pos.conditional = tree_.event(node).conditional;
@@ -106,29 +109,34 @@ AgentId OptimalDpor::next(const Choice& c) {
 }
 
 void OptimalDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
-  EventInfo& e = tree_.event(path_[p].node);
+  const EventInfo& e = tree_.event(path_[p].node);
   if (e.agent != trace[p].agent)
     throw std::logic_error("[heddle bug] dpor: the trace ran another agent than the one picked");
-  e.footprint = trace[p].footprint;  // refined after the fact (a failed CAS only reads)
+  if (same_footprint(e.footprint, trace[p].footprint)) return;
+  EventInfo refined = e;
+  refined.footprint = trace[p].footprint;  // refined after the fact (a failed CAS only reads)
+  tree_.set_event(path_[p].node, refined);
 }
 
-EventInfo OptimalDpor::info(const std::vector<Event>& trace, std::size_t k, bool declared) const {
+void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std::size_t k,
+                            bool declared) const {
   const std::size_t n = trace.size();
   const Event& e = at(trace, k);
-  EventInfo out;
   out.agent = e.agent;
   out.agent_event = e.agent_event;
   // A moved operation may do something else (a failed CAS may succeed), so
   // the event that changes place is compared by what it may touch.
   out.footprint = declared && k < n ? path_[k].declared : e.footprint;
   out.conditional = conditional_at(n, k);
+  out.has_creator = false;
+  out.creator_agent = AgentId{};
+  out.creator_event = 0;
   if (e.agent_event == 0 && e.created_by >= 0) {
     const Event& c = trace[static_cast<std::size_t>(e.created_by)];
     out.has_creator = true;
     out.creator_agent = c.agent;
     out.creator_event = c.agent_event;
   }
-  return out;
 }
 
 void OptimalDpor::collect_pending(const Execution& ex) {
@@ -165,10 +173,42 @@ void OptimalDpor::end(const Execution& ex) {
     ++stats_.sleep_blocked;
   else
     collect_pending(ex);
+  index_objects(trace);
   compute_clocks(trace);
+  // Positions before branch_ ran exactly as in the previous execution.
+  const std::size_t same = std::min(branch_, infos_.size());
+  infos_.resize(n);  // assigning in place reuses the footprints' storage
+  for (std::size_t k = same; k < n; ++k) fill_info(infos_[k], trace, k, false);
   analyse_races(trace, branch_, std::min(n, blocked_at_));
   if (!pending_.empty()) analyse_races(trace, n, n + pending_.size());
   if (!backtrack()) done_ = true;
+}
+
+void OptimalDpor::index_objects(const std::vector<Event>& trace) {
+  for (auto& list : by_object_) list.clear();
+  for (std::size_t k = 0; k < trace.size(); ++k)
+    for (const auto& a : trace[k].footprint) {
+      const std::size_t o = index(a.object);
+      if (o >= by_object_.size()) by_object_.resize(o + 1);
+      auto& list = by_object_[o];
+      if (list.empty() || list.back() != k) list.push_back(static_cast<std::uint32_t>(k));
+    }
+}
+
+void OptimalDpor::candidates(const Footprint& fp, std::size_t limit) {
+  cand_.clear();
+  for (const auto& a : fp) {
+    const std::size_t o = index(a.object);
+    if (o >= by_object_.size()) continue;
+    for (std::uint32_t i : by_object_[o]) {
+      if (i >= limit) break;
+      cand_.push_back(i);
+    }
+  }
+  if (fp.size() > 1) {  // several objects: visit each earlier event once, in order
+    std::sort(cand_.begin(), cand_.end());
+    cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
+  }
 }
 
 void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
@@ -195,7 +235,8 @@ void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
     std::fill(row, row + stride_, 0u);
     if (prev_pos_[k] >= 0) join(static_cast<std::size_t>(prev_pos_[k]));
     if (e.agent_event == 0 && e.created_by >= 0) join(static_cast<std::size_t>(e.created_by));
-    for (std::size_t i = 0; i < std::min(k, real); ++i)
+    candidates(e.footprint, std::min(k, real));
+    for (std::uint32_t i : cand_)
       if (trace[i].agent != e.agent && conflicts(trace[i].footprint, e.footprint)) join(i);
     row[index(e.agent)] = e.agent_event + 1;
   }
@@ -203,9 +244,14 @@ void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
 
 bool OptimalDpor::token_available(const std::vector<Event>& trace, const Access& take,
                                   std::size_t i) const {
+  // Every later operation that changes the resource conflicts with i, so it
+  // happens after i and is not in v: the resource is as it was before i.
+  for (const auto& a : trace[i].footprint)
+    if (a.object == take.object && a.before >= 0) return a.before >= 1;  // i counted it
   for (std::size_t k = i; k-- > 0;)
     for (const auto& a : trace[k].footprint)
-      if (a.object == take.object && a.token != 0) return a.token > 0;
+      if (a.object == take.object && a.token != 0)
+        return a.before >= 0 ? a.before + a.token >= 1 : a.token > 0;
   return true;  // never taken: available from the start
 }
 
@@ -219,8 +265,8 @@ bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std
   auto si = static_cast<std::int32_t>(i);
   bool pending = prev_pos_[j] < si && (ej.agent_event > 0 || ej.created_by < si);
   if (pending) return contains(path_[i].enabled, ej.agent);
-  // A take of a binary resource (lock) can run before i exactly when the
-  // resource was free there: its last token operation before i gave it back.
+  // A take of a resource (a lock, a semaphore wait) can run before i exactly
+  // when a unit was left there (see token_available).
   const Footprint& fp = j < trace.size() ? path_[j].declared : ej.footprint;
   for (const auto& a : fp)
     if (a.token < 0 && !token_available(trace, a, i)) return false;
@@ -233,7 +279,9 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
     const Event& ej = at(trace, j);
     const std::int32_t pp = prev_pos_[j];
     const std::int32_t cb = ej.agent_event == 0 ? ej.created_by : -1;
-    for (std::size_t i = 0; i < std::min(j, trace.size()); ++i) {
+    candidates(ej.footprint, std::min(j, trace.size()));
+    for (std::uint32_t ci : cand_) {
+      const std::size_t i = ci;
       const Event& ei = trace[i];
       if (ei.agent == ej.agent || !conflicts(ei.footprint, ej.footprint)) continue;
       // j's own history must not depend on i, or j could not move before i.
@@ -241,6 +289,13 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
       if (cb >= 0 && (static_cast<std::size_t>(cb) == i ||
                       happens_before(ei, static_cast<std::size_t>(cb))))
         continue;
+      // Nor may i reach j through a later conflicting event k: a race is
+      // immediate (JACM 2017, Sec. 3: e ≲ e', nothing happens in between);
+      // reversing k and j, then i and j, covers the trace. Not so for an
+      // operation that may block: when k enabled j (an unlock before a
+      // lock), only the non-immediate race with i (the other lock) can be
+      // reversed, as the reference notes on blocking operations say.
+      if (!conditional_at(trace.size(), j) && reaches_through(trace, i, j)) continue;
       if (!reversible(trace, i, j)) continue;
       ++stats_.races;
       reverse(trace, i, j);
@@ -248,17 +303,30 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
   }
 }
 
+bool OptimalDpor::reaches_through(const std::vector<Event>& trace, std::size_t i,
+                                  std::size_t j) const {
+  const Event& ej = at(trace, j);
+  for (std::uint32_t k : cand_) {
+    if (k <= i) continue;
+    const Event& ek = trace[k];
+    if (ek.agent != ej.agent && conflicts(ek.footprint, ej.footprint) &&
+        happens_before(trace[i], k))
+      return true;
+  }
+  return false;
+}
+
 void OptimalDpor::reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j) {
   // v = notdep(e, E).e' (JACM 2017, Alg. 2, line 5): the events after i that
-  // do not happen after it, then j.
-  auto& v = scratch_;
-  v.clear();
+  // do not happen after it, then j. v_ points at the cached infos_.
+  v_.clear();
   for (std::size_t k = i + 1; k < std::min(j, trace.size()); ++k)
-    if (!happens_before(trace[i], k)) v.push_back(info(trace, k, false));
-  v.push_back(info(trace, j, true));
+    if (!happens_before(trace[i], k)) v_.push_back(&infos_[k]);
+  fill_info(moved_, trace, j, true);
+  v_.push_back(&moved_);
   for (const auto& s : path_[i].sleep)
-    if (weak_initial(v, s)) return;  // an explored sibling already covers v
-  if (insert(tree_, parent_of(i), v)) ++stats_.inserted;
+    if (weak_initial(v_, s)) return;  // an explored sibling already covers v
+  if (insert(tree_, parent_of(i), v_)) ++stats_.inserted;
 }
 
 bool OptimalDpor::backtrack() {

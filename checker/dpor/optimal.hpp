@@ -62,17 +62,27 @@ class OptimalDpor {
   std::int32_t take_wakeup_child(std::size_t p, const Choice& c);
   EventInfo pending_event(const Choice& c, AgentId a) const;
   void finalize(std::size_t p, const std::vector<Event>& trace);
-  EventInfo info(const std::vector<Event>& trace, std::size_t k, bool declared) const;
+  /// Describes position k into `out` (its declared footprint if `declared`).
+  void fill_info(EventInfo& out, const std::vector<Event>& trace, std::size_t k,
+                 bool declared) const;
   const Event& at(const std::vector<Event>& trace, std::size_t k) const {
     return k < trace.size() ? trace[k] : pending_[k - trace.size()].event;
   }
   bool conditional_at(std::size_t n, std::size_t k) const {
     return k < n ? path_[k].conditional : pending_[k - n].conditional;
   }
+  /// True when a unit of `take`'s resource was left just before position i.
   bool token_available(const std::vector<Event>& trace, const Access& take, std::size_t i) const;
   void collect_pending(const Execution& ex);
+  /// Builds by_object_ for the finished trace.
+  void index_objects(const std::vector<Event>& trace);
+  /// Fills cand_ with the positions below `limit` that touch an object of `fp`, ascending.
+  void candidates(const Footprint& fp, std::size_t limit);
   void compute_clocks(const std::vector<Event>& trace);
   void analyse_races(const std::vector<Event>& trace, std::size_t from, std::size_t to);
+  /// True when i happens before another event of cand_ (after i) that
+  /// conflicts with j: then i and j are not an immediate race.
+  bool reaches_through(const std::vector<Event>& trace, std::size_t i, std::size_t j) const;
   void reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j);
   bool reversible(const std::vector<Event>& trace, std::size_t i, std::size_t j) const;
   bool happens_before(const Event& ei, std::size_t k) const {
@@ -91,7 +101,13 @@ class OptimalDpor {
   std::vector<std::uint32_t> clocks_;   // clocks_[k * stride_ + a]: a's events hb-before-or-at k
   std::size_t stride_ = 0;
   std::vector<std::int32_t> prev_pos_;  // position of the same agent's previous event
-  std::vector<EventInfo> scratch_;      // the sequence v of the race being reversed
+  std::vector<EventInfo> infos_;        // infos_[k]: position k as it ran (or is pending)
+  EventInfo moved_;                     // the reversed race's later event, as declared
+  std::vector<const EventInfo*> v_;     // the sequence v of the race being reversed
+  // by_object_[o]: ascending positions of the trace's events that touch
+  // object o; only these can conflict with an access to o (no quadratic scan).
+  std::vector<std::vector<std::uint32_t>> by_object_;
+  std::vector<std::uint32_t> cand_;     // earlier positions sharing an object with one event
   std::vector<Pending> pending_;        // positions n, n+1, ... of the analysis
   OptimalStats stats_;
 };

@@ -20,10 +20,13 @@ TEST_CASE("dpor and dfs agree on random models", "[dpor]") {
   const bool long_mode = std::getenv("HEDDLE_LONG") != nullptr;
   const int models = long_mode ? 10000 : 600;
   std::uint64_t dfs_total = 0, dpor_total = 0;
-  // Known gap: when a blocked semaphore wait, barrier wait or await is moved
-  // before a step it was not yet pending at, dpor cannot tell whether it
-  // could run there; it assumes so and a rare branch ends sleep-blocked.
-  // Mutexes are exact (token footprints). Counted here, bounded below.
+  // Known gap: when a blocked barrier wait or await is moved before a step it
+  // was not yet pending at, dpor cannot tell whether it could run there; it
+  // assumes so and a rare branch ends sleep-blocked. Mutexes and semaphores
+  // are exact (token footprints; semaphores record the units they found).
+  // Counted here, bounded below: 0 of the 600 models and 2 of the 10,000 of
+  // HEDDLE_LONG (before semaphores were counted and races had to be
+  // immediate: 4 of 600, 59 of 10,000).
   int blocked_models = 0;
   for (int seed = 1; seed <= models; ++seed) {
     RunConfig dfs, dpor;
@@ -43,5 +46,24 @@ TEST_CASE("dpor and dfs agree on random models", "[dpor]") {
   }
   WARN("random models: dfs " << dfs_total << " executions, dpor " << dpor_total << "; "
        << blocked_models << " models with a sleep-blocked execution");
-  CHECK(blocked_models * 100 <= models);
+  CHECK(blocked_models * 1000 <= models);  // at most 0.1%
+}
+
+TEST_CASE("dpor does not move a semaphore wait before the signal it needs", "[dpor]") {
+  // Seeds whose semaphore starts empty and whose only signal races with a
+  // wait that is not yet pending there (it first awaits a copy). Each model
+  // has one Mazurkiewicz trace: signal before wait, copy before await, the
+  // rest independent. Moving the wait before the signal is infeasible, and
+  // dpor must see that from the units the signal found (0), not explore a
+  // branch that ends sleep-blocked.
+  for (int seed : {788, 1142}) {
+    RunConfig c;
+    c.strategy = "dpor";
+    c.stop_at_first_bug = false;
+    auto r = test::run("test/random", model(seed), c);
+    INFO("seed " << seed);
+    CHECK(r.exhaustive);
+    CHECK(r.stats.executions == 1);
+    CHECK(r.stats.sleep_blocked == 0);
+  }
 }
