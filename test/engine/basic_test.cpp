@@ -76,3 +76,9 @@ TEST_CASE("a generic write reaches an async copy only through a proxy fence") {
     }
   }
 }
+
+TEST_CASE("visible primitives used in setup act as the host") {
+  auto r = run("test/setup_releases");
+  CHECK(r.verdict == Verdict::ok);
+  CHECK(r.exhaustive);
+}

@@ -135,3 +135,22 @@ const auto proxy_fence_model =
           });
         });
 }  // namespace
+
+namespace {
+using namespace heddle;
+
+// Setup code (the host) may use visible primitives: a release in setup must
+// not tick a clock entry of its own (regression: it once wrote out of bounds).
+const auto setup_releases =
+    kernel("test/setup_releases", "setup stores to an atomic and fences before spawning")
+        .body([](const Params&) {
+          auto& flag = make<Atomic<int>>("flag", 0);
+          flag.store(1);  // a seq_cst store in setup releases as the host
+          fence_proxy();
+          auto x = buffer<int>("x", 1);
+          spawn("T0", [&flag, x]() mutable {
+            if (flag.load() == 1) x.store(0, 1);
+          });
+          spawn("T1", [&flag] { flag.store(2); });
+        });
+}  // namespace
