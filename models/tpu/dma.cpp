@@ -96,6 +96,14 @@ std::uint32_t byte_size(const Place& p) {
   return static_cast<std::uint32_t>(p.count * p.region->elem_size());
 }
 
+// A copy moves whole slices: source and destination must hold as many elements.
+void require_same_shape(const char* op, const Place& src, const Place& dst,
+                        std::source_location loc) {
+  if (src.count != dst.count)
+    throw ModelError(fmt::format("{} from {} ({} elements) to {} ({} elements): shapes differ", op,
+                                 src.region->name(), src.count, dst.region->name(), dst.count),
+                     loc);
+}
 }  // namespace
 
 AsyncCopy::AsyncCopy(Place src, Place dst, TpuSemaphore& sem, std::source_location)
@@ -105,11 +113,7 @@ AsyncCopy make_copy(const Place& src, const Place& dst, const Sem& sem, std::sou
   if (sem.kind() != SemKind::dma)
     throw ModelError(fmt::format("make_async_copy needs a DMA semaphore; {} is not one", sem.name()),
                      loc);
-  if (src.count != dst.count)
-    throw ModelError(fmt::format("make_async_copy from {} ({} elements) to {} ({} elements): "
-                                 "shapes differ",
-                                 src.region->name(), src.count, dst.region->name(), dst.count),
-                     loc);
+  require_same_shape("make_async_copy", src, dst, loc);
   return AsyncCopy(src, dst, sem.here(loc), loc);
 }
 
@@ -166,11 +170,7 @@ AsyncRemoteCopy make_remote_copy(const Place& src, const Place& dst, const Sem& 
     throw ModelError(fmt::format("make_async_remote_copy to device {}, but the mesh has {}",
                                  device_id, mesh.devices()),
                      loc);
-  if (src.count != dst.count)
-    throw ModelError(fmt::format("make_async_remote_copy from {} ({} elements) to {} ({} "
-                                 "elements): shapes differ",
-                                 src.region->name(), src.count, dst.region->name(), dst.count),
-                     loc);
+  require_same_shape("make_async_remote_copy", src, dst, loc);
   auto here = mesh.here(loc);
   return AsyncRemoteCopy(src, dst, send_sem.here(loc), recv_sem.on(device_id, here.core),
                          recv_sem.here(loc), device_id, loc);
