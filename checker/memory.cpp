@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "checker/execution.hpp"
 #include "checker/fiber.hpp"
@@ -70,6 +72,29 @@ void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, c
   }
 }
 
+namespace {
+// When one side of a race is an async agent and the other its issuer, says
+// so in words: the usual cause is a copy still in flight (DESIGN.md,
+// Counterexamples: "why they are unordered").
+std::optional<std::string> in_flight(const Execution& ex, AgentId x, AgentId y) {
+  const auto& agents = ex.agents();
+  for (auto [copy_id, thread_id] : {std::pair{x, y}, std::pair{y, x}}) {
+    const Agent& c = *agents[index(copy_id)];
+    if (c.kind != Agent::Kind::async) continue;
+    const auto& copy = static_cast<const AsyncAgent&>(c);
+    if (copy.issuer != thread_id) continue;
+    std::string when = copy.created_by < 0
+                           ? std::string("before step 1")
+                           : fmt::format("during step {}", copy.created_by + 1);
+    return fmt::format("{} was issued by {} at {} ({}) and was still in flight: {} had not "
+                       "waited for it (to the depth that covers this access) before its access",
+                       copy.name, agents[index(thread_id)]->name, where(copy.loc), when,
+                       agents[index(thread_id)]->name);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
                   std::size_t last, bool write, const AccessRecord& now) {
   auto& ex = Execution::current();
@@ -98,6 +123,7 @@ void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
                                 "synchronization",
                                 b.accesses[1].proxy, b.accesses[0].proxy)
                   : "neither access happens before the other");
+  if (auto why = in_flight(ex, prior.agent, now.agent)) b.details.push_back(*why);
   ex.fail(std::move(b));
 }
 
