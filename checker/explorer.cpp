@@ -83,7 +83,11 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   result.seed = strategy->seed() ? strategy->seed() : config.seed;
   // A replayed schedule is reported exactly as written, never re-minimized.
   const bool minimize = config.minimize && config.strategy != "replay";
-  ExecutionLimits limits{config.max_steps, config.step_timeout, config.finish_after_bug};
+  // Exploring every execution (no stop at the first bug): a buggy execution
+  // runs on to its end, or the executions behind its bug would never be
+  // seen (DPOR only reverses races in the part of the trace that ran).
+  ExecutionLimits limits{config.max_steps, config.step_timeout,
+                         config.finish_after_bug || !config.stop_at_first_bug};
   std::vector<Event> trace_storage;  // recycled between executions
   std::optional<BugTrace> bug_trace;  // the first bug's execution, for minimization
   for (;;) {
@@ -137,6 +141,8 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   }
   for (auto& n : strategy->notes()) result.notes.push_back(std::move(n));
   if (bug_trace && result.schedule) {
+    // Counterexamples end at their bug: replays of candidates stop there.
+    limits.finish_after_bug = false;
     Minimized m = minimize_counterexample(kernel, params, *bug_trace, *result.schedule, pool,
                                           limits);
     result.counterexample = m.info;

@@ -261,6 +261,7 @@ std::vector<std::vector<int>> candidates(const BugTrace& t, const Graph& g,
 BugTrace capture_bug_trace(const Execution& ex) {
   BugTrace t;
   t.events = ex.trace();
+  if (ex.bug() && t.events.size() > ex.bug()->step) t.events.resize(ex.bug()->step);
   for (const auto& a : ex.agents())
     t.agents.push_back({a->name, a->kind == Agent::Kind::thread, a->created_by, a->finished});
   for (auto& s : schedule_steps(ex)) {

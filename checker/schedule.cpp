@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -19,8 +20,10 @@ std::vector<ScheduleStep> schedule_steps(const Execution& ex) {
     for (; c < choices.size() && choices[c].step == step; ++c)
       out.push_back(ScheduleStep{"", "choose", "", choices[c].value, choices[c].range});
   };
+  // A counterexample ends at its bug, even when the execution ran on.
+  std::size_t end = ex.bug() ? std::min<std::size_t>(trace.size(), ex.bug()->step) : trace.size();
   emit_choices_of(0);
-  for (std::size_t i = 0; i < trace.size(); ++i) {
+  for (std::size_t i = 0; i < end; ++i) {
     const Event& e = trace[i];
     out.push_back(ScheduleStep{ex.agents()[index(e.agent)]->name,
                                ex.describe(e.op, e.object, e.has_object), where(e.loc)});
