@@ -26,9 +26,10 @@ TEST_CASE("dpor and dfs agree on random models", "[dpor]") {
   // was not yet pending at, dpor cannot tell whether it could run there; it
   // assumes so and a rare branch ends sleep-blocked. Mutexes and semaphores
   // are exact (token footprints; semaphores record the units they found).
-  // Counted here, bounded below: 0 of the 600 models and 2 of the 10,000 of
+  // Counted here, bounded below: 0 of the 600 models and 4 of the 10,000 of
   // HEDDLE_LONG (before semaphores were counted and races had to be
-  // immediate: 4 of 600, 59 of 10,000).
+  // immediate: 4 of 600, 59 of 10,000; 2 of 10,000 before buggy executions
+  // ran on to their end, which then disagreed with dfs on 10 models).
   int blocked_models = 0;
   for (int seed = 1; seed <= models; ++seed) {
     RunConfig dfs, dpor;
@@ -42,7 +43,8 @@ TEST_CASE("dpor and dfs agree on random models", "[dpor]") {
     CHECK(a.final_states == b.final_states);
     CHECK(a.verdicts == b.verdicts);
     if (b.result.stats.sleep_blocked > 0) ++blocked_models;
-    CHECK(b.result.stats.executions <= a.result.stats.executions);
+    // Sleep-blocked executions (bounded below) are dpor's only waste.
+    CHECK(b.result.stats.executions - b.result.stats.sleep_blocked <= a.result.stats.executions);
     dfs_total += a.result.stats.executions;
     dpor_total += b.result.stats.executions;
   }
