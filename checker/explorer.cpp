@@ -69,6 +69,37 @@ RunConfig replay_config(const Schedule& s, RunConfig base) {
   return base;
 }
 
+namespace {
+// The budget that ends the run now, or "" while none is spent.
+std::string budget_spent(const RunConfig& config, std::uint64_t executions, double elapsed) {
+  if (config.max_executions && executions >= config.max_executions) return "max-executions";
+  if (config.time_limit > 0 && elapsed >= config.time_limit) return "time-limit";
+  return "";
+}
+
+// Records the run's first bug and its replayable schedule.
+void keep_first_bug(const Kernel& kernel, const Params& params, const RunConfig& config,
+                    const std::string& strategy, const Execution& ex, RunResult& result) {
+  result.bug = ex.bug();
+  result.verdict = ex.bug()->kind;
+  result.schedule = Schedule{kernel.name,      params.values(),    strategy,
+                             result.seed,      config.max_steps,   config.step_timeout,
+                             schedule_steps(ex), report_to_json(*ex.bug())};
+  spdlog::debug("bug found in execution {}", result.stats.executions);
+}
+
+// Replaces the first bug's schedule by its minimized form, when one replays.
+void minimize_into(const Kernel& kernel, const Params& params, const BugTrace& trace,
+                   StackPool& pool, const ExecutionLimits& limits, RunResult& result) {
+  Minimized m = minimize_counterexample(kernel, params, trace, *result.schedule, pool, limits);
+  result.counterexample = m.info;
+  if (!m.info.minimized) return;
+  result.bug = m.bug;
+  result.schedule->steps = std::move(m.steps);
+  result.schedule->bug = report_to_json(m.bug);
+}
+}  // namespace
+
 RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& config,
                   const ExecutionObserver& observer) {
   using Clock = std::chrono::steady_clock;
@@ -91,14 +122,8 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   std::vector<Event> trace_storage;  // recycled between executions
   std::optional<BugTrace> bug_trace;  // the first bug's execution, for minimization
   for (;;) {
-    if (config.max_executions && result.stats.executions >= config.max_executions) {
-      result.stopped_by = "max-executions";
-      break;
-    }
-    if (config.time_limit > 0 && elapsed() >= config.time_limit) {
-      result.stopped_by = "time-limit";
-      break;
-    }
+    result.stopped_by = budget_spent(config, result.stats.executions, elapsed());
+    if (!result.stopped_by.empty()) break;
     if (!strategy->begin_execution()) {
       // Randomized strategies stop on their own default budget: not exhaustive.
       result.exhaustive = strategy->exhaustive();
@@ -125,14 +150,8 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
     ++result.stats.buggy;
     if (ex.bug()->kind == Verdict::deadlock) ++result.stats.deadlocked;
     if (!result.bug) {
-      result.bug = ex.bug();
-      result.verdict = ex.bug()->kind;
+      keep_first_bug(kernel, params, config, strategy->name(), ex, result);
       if (minimize) bug_trace = capture_bug_trace(ex);
-      Schedule s{kernel.name,      params.values(),    strategy->name(),
-                 result.seed,      config.max_steps,   config.step_timeout,
-                 schedule_steps(ex), report_to_json(*ex.bug())};
-      result.schedule = std::move(s);
-      spdlog::debug("bug found in execution {}", result.stats.executions);
     }
     if (config.stop_at_first_bug) {
       result.stopped_by = "first bug";
@@ -143,14 +162,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   if (bug_trace && result.schedule) {
     // Counterexamples end at their bug: replays of candidates stop there.
     limits.finish_after_bug = false;
-    Minimized m = minimize_counterexample(kernel, params, *bug_trace, *result.schedule, pool,
-                                          limits);
-    result.counterexample = m.info;
-    if (m.info.minimized) {
-      result.bug = m.bug;
-      result.schedule->steps = std::move(m.steps);
-      result.schedule->bug = report_to_json(m.bug);
-    }
+    minimize_into(kernel, params, *bug_trace, pool, limits, result);
   }
   result.stats.sleep_blocked = strategy->stats().sleep_blocked;
   result.stats.seconds = elapsed();
