@@ -8,6 +8,7 @@
 #include "checker/clock.hpp"
 #include "checker/fiber.hpp"
 #include "checker/op.hpp"
+#include "checker/sync.hpp"
 
 namespace heddle {
 
@@ -39,7 +40,7 @@ struct Agent {
   AgentId id;
   std::string name;
   VectorClock clock;    // happens-before clock
-  VectorClock commit;   // what the async proxy may see (set by proxy fences)
+  CommitClocks commit;  // per proxy: what it may see (set by that proxy's fences)
   bool finished = false;
   std::int32_t created_by = -1;  // index of the event that created it (-1: setup)
   std::uint32_t events = 0;      // visible operations run so far

@@ -127,7 +127,14 @@ void Execution::release(SyncClock& s) {
 
 void Execution::proxy_fence() {
   Agent& a = running_ ? *running_ : host_;
-  a.commit = a.clock;
+  for (auto& c : a.commit.by_proxy) c = a.clock;
+  if (&a != &host_) a.clock.tick(a.id);
+}
+
+void Execution::proxy_fence(Proxy p) {
+  if (p == Proxy::generic) return;  // the generic proxy needs no fence
+  Agent& a = running_ ? *running_ : host_;
+  a.commit[p] = a.clock;
   if (&a != &host_) a.clock.tick(a.id);
 }
 

@@ -100,8 +100,10 @@ class Execution {
   void acquire(const SyncClock& s);
   /// Joins the current agent into `s` (release).
   void release(SyncClock& s);
-  /// A bi-directional proxy fence: commit := clock.
+  /// A bi-directional proxy fence for every non-generic proxy: commit := clock.
   void proxy_fence();
+  /// A proxy fence for proxy `p` only (fence.proxy.async, the tensormap acquire).
+  void proxy_fence(Proxy p);
   /// Records a bug; the controller ends the execution after this step.
   void fail(BugReport bug);
   /// Records a bug found by a model check (assertion, misuse).

@@ -35,7 +35,7 @@ void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, c
   auto ordered = [&](const AccessRecord& prior) {
     if (prior.time == 0 || prior.agent == now.agent) return true;
     const VectorClock& c = (proxy != Proxy::generic && prior.proxy == Proxy::generic)
-                               ? a->commit
+                               ? a->commit[proxy]
                                : a->clock;
     return c.covers(Epoch{prior.agent, prior.time});
   };

@@ -207,10 +207,11 @@ void tensormap_cp_fenceproxy(const TensorMap& global_desc, const TensorMap& shar
 
 void fence_proxy_tensormap_acquire(const TensorMap&, std::source_location) {
   // Thread-local, like every proxy fence: no scheduling point is needed.
-  Execution::current().proxy_fence();
+  // It orders generic writes before later tensormap-proxy reads only.
+  Execution::current().proxy_fence(Proxy::tensormap);
 }
 
-void fence_proxy_async(std::source_location) { Execution::current().proxy_fence(); }
+void fence_proxy_async(std::source_location) { Execution::current().proxy_fence(Proxy::async); }
 
 void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_location loc) {
   ThreadState& t = current_grid().current(loc);

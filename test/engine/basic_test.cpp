@@ -82,3 +82,11 @@ TEST_CASE("visible primitives used in setup act as the host") {
   CHECK(r.verdict == Verdict::ok);
   CHECK(r.exhaustive);
 }
+
+TEST_CASE("each non-generic proxy is ordered by its own fence only") {
+  CHECK(run("test/proxy_kinds", {{"fence", "tensormap"}}).verdict == Verdict::ok);
+  CHECK(run("test/proxy_kinds", {{"fence", "all"}}).verdict == Verdict::ok);
+  auto r = run("test/proxy_kinds", {{"fence", "async"}});
+  REQUIRE(r.verdict == Verdict::race);
+  CHECK(r.bug->accesses[1].proxy == "tensormap");
+}

@@ -154,3 +154,29 @@ const auto setup_releases =
           spawn("T1", [&flag] { flag.store(2); });
         });
 }  // namespace
+
+namespace {
+using namespace heddle;
+
+// One thread writes a descriptor (generic), fences one proxy, and issues a
+// copy that reads the descriptor through the tensormap proxy. Only the
+// tensormap fence (or a fence of every proxy) orders the write before it.
+const auto proxy_kinds =
+    kernel("test/proxy_kinds", "each proxy has its own commit clock")
+        .choice("fence", "tensormap", {"async", "tensormap", "all"}, "which proxy fence is used")
+        .body([](const Params& p) {
+          auto desc = buffer<int>("desc", 1, 0);
+          std::string f = p.get("fence");
+          spawn("T0", [=]() mutable {
+            desc.store(0, 7);  // the descriptor write
+            auto& ex = Execution::current();
+            if (f == "async") ex.proxy_fence(Proxy::async);
+            if (f == "tensormap") ex.proxy_fence(Proxy::tensormap);
+            if (f == "all") fence_proxy();
+            issue("T0.tma", {phase("read_desc", {touches(desc.region(), false)}, [=]() mutable {
+                    desc.region().access(0, 1, false, Proxy::tensormap, "read_desc",
+                                         std::source_location::current());
+                  })});
+          });
+        });
+}  // namespace
