@@ -14,6 +14,13 @@ std::map<std::string, std::string> model(int seed) {
           {"threads", std::to_string(2 + seed % 3)},
           {"budget", std::to_string(3 + seed % 5)}};
 }
+
+/// Every outcome of random model `seed` under `strategy`.
+test::Outcomes explore_model(int seed, const char* strategy) {
+  RunConfig c;
+  c.strategy = strategy;
+  return test::outcomes("test/random", model(seed), c);
+}
 }  // namespace
 
 TEST_CASE("dpor and dfs agree on random models", "[dpor]") {
@@ -32,11 +39,8 @@ TEST_CASE("dpor and dfs agree on random models", "[dpor]") {
   // ran on to their end, which then disagreed with dfs on 10 models).
   int blocked_models = 0;
   for (int seed = 1; seed <= models; ++seed) {
-    RunConfig dfs, dpor;
-    dfs.strategy = "dfs";
-    dpor.strategy = "dpor";
-    auto a = test::outcomes("test/random", model(seed), dfs);
-    auto b = test::outcomes("test/random", model(seed), dpor);
+    auto a = explore_model(seed, "dfs");
+    auto b = explore_model(seed, "dpor");
     INFO("seed " << seed);
     REQUIRE(a.result.exhaustive);
     REQUIRE(b.result.exhaustive);
@@ -77,11 +81,8 @@ TEST_CASE("exploring every execution runs buggy ones on, so dpor sees past a rac
   // threads still to come; stopping there hid the executions behind the race
   // from dpor (it reverses races only in the part of the trace that ran).
   for (int seed : {969, 4167, 4549, 6059, 6089, 6913, 7328, 8528, 9664, 9994}) {
-    RunConfig dfs, dpor;
-    dfs.strategy = "dfs";
-    dpor.strategy = "dpor";
-    auto a = test::outcomes("test/random", model(seed), dfs);
-    auto b = test::outcomes("test/random", model(seed), dpor);
+    auto a = explore_model(seed, "dfs");
+    auto b = explore_model(seed, "dpor");
     INFO("seed " << seed);
     CHECK(a.verdicts.count("race") == 1);
     CHECK(a.final_states == b.final_states);
