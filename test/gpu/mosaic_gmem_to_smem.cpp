@@ -1,6 +1,8 @@
 // Ports of the gmem->smem tests of JAX's Mosaic GPU interpret race tests
 // (seed 004, tests/pallas/gpu_pallas_interpret_race_detection_test.py) as
 // heddle kernels "mosaic/<test>"; flags a..f are the commit_smem() points.
+#include <array>
+
 #include "test/gpu/mosaic_forms.hpp"
 
 namespace {
@@ -78,6 +80,13 @@ const auto earlier_copy =
         });
 
 // Shared by the multi-thread and cross-thread tests: the six commit points.
+// The values of the commit flags a..f declared by with_commit_flags.
+std::array<bool, 6> commit_flags(const Params& p) {
+  std::array<bool, 6> f{};
+  for (int i = 0; i < 6; ++i) f[i] = p.get_bool(std::string(1, char('a' + i)));
+  return f;
+}
+
 KernelBuilder with_commit_flags(KernelBuilder k) {
   for (const char* f : {"a", "b", "c", "d", "e", "f"})
     k.flag(f, false, std::string("commit_smem at point ") + f);
@@ -96,8 +105,7 @@ const auto multi_thread =
           auto smem = shared<int>("smem", 1);
           auto thread_barrier = barrier("thread_barrier", 1);
           auto copy_barrier = barrier("copy_barrier", 1);
-          bool f[6];
-          for (int i = 0; i < 6; ++i) f[i] = p.get_bool(std::string(1, char('a' + i)));
+          const std::array<bool, 6> f = commit_flags(p);
           test::mosaic::launch_two(g, form, [=](int id) {
             View<int> s = smem;
             if (id == 0) {
@@ -131,8 +139,7 @@ const auto cross_thread =
           auto smem = shared<int>("smem", 1);
           auto thread_barrier = barrier("thread_barrier", 1);
           auto copy_barrier = barrier("copy_barrier", 1);
-          bool f[6];
-          for (int i = 0; i < 6; ++i) f[i] = p.get_bool(std::string(1, char('a' + i)));
+          const std::array<bool, 6> f = commit_flags(p);
           test::mosaic::launch_two(g, form, [=](int id) {
             View<int> s = smem;
             if (id == 0) {
