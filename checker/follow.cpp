@@ -49,11 +49,14 @@ class Follower final : public Strategy {
     if (it == c.enabled.end()) throw FollowDiverged{};
     const PendingOp& op = agents[index(*it)]->pending();
     if (c.execution.describe(op.name, op.object, op.has_object) != want.op) throw FollowDiverged{};
-    // A preemption: the previous agent is a thread, still enabled, and not picked.
-    if (last_ && *last_ != *it && agents[index(*last_)]->kind == Agent::Kind::thread &&
-        std::find(c.enabled.begin(), c.enabled.end(), *last_) != c.enabled.end())
-      ++preemptions_;
-    last_ = *it;
+    // A preemption: a thread is picked while the last thread that ran is
+    // still enabled. Async steps (a phase completing) are transparent.
+    if (agents[index(*it)]->kind == Agent::Kind::thread) {
+      if (last_ && *last_ != *it &&
+          std::find(c.enabled.begin(), c.enabled.end(), *last_) != c.enabled.end())
+        ++preemptions_;
+      last_ = *it;
+    }
     ++pos_;
     return *it;
   }
@@ -76,7 +79,7 @@ class Follower final : public Strategy {
  private:
   const std::vector<ScheduleStep>& steps_;
   std::size_t pos_ = 0;
-  std::optional<AgentId> last_;
+  std::optional<AgentId> last_;  // the last thread that ran
   std::uint32_t preemptions_ = 0;
   std::vector<std::string> enabled_;
   std::vector<ScheduleStep> pending_;
@@ -146,11 +149,14 @@ std::vector<ScheduleStep> finish_threads(const Kernel& kernel, const Params& par
                                          std::vector<Footprint> footprints,
                                          const std::vector<std::string>& threads,
                                          StackPool& pool, const ExecutionLimits& limits) {
+  auto is_thread = [&](const std::string& name) {
+    return std::find(threads.begin(), threads.end(), name) != threads.end();
+  };
+  std::string last;  // the last thread that ran before step p (async steps are transparent)
   for (std::size_t p = 1; p < footprints.size(); ++p) {
     std::size_t at = index_of_step(steps, p), before = index_of_step(steps, p - 1);
-    const std::string& last = steps[before].agent;
-    if (last == steps[at].agent) continue;
-    if (std::find(threads.begin(), threads.end(), last) == threads.end()) continue;
+    if (is_thread(steps[before].agent)) last = steps[before].agent;
+    if (last.empty() || last == steps[at].agent || !is_thread(steps[at].agent)) continue;
     bool again = false;
     for (std::size_t i = at; i < steps.size(); ++i) again |= steps[i].agent == last;
     if (again) continue;  // its later steps are the search's business

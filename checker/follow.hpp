@@ -18,7 +18,7 @@ struct Followed {
   std::vector<std::string> enabled;    // when stopped: agents enabled at the next pick
   std::vector<ScheduleStep> pending;   // when stopped: their pending operations, as steps
   std::vector<Footprint> footprints;   // ... and those operations' footprints
-  std::uint32_t preemptions = 0;       // switches away from a still-enabled thread
+  std::uint32_t preemptions = 0;       // thread switches away from a still-enabled thread
   std::optional<BugReport> bug;        // the bug the execution ended with, if any
 };
 

@@ -116,7 +116,7 @@ class Linearizer {
  private:
   struct Node {
     std::vector<std::uint16_t> counts;  // events run per agent (a prefix of each)
-    int last = -1;                      // agent of the last event, -1 at the start
+    int last = -1;                      // the last thread that ran, -1 at the start
     int parent = -1;
     int event = -1;                     // the event that led here
     int slice_left = 0;                 // slice events not yet run (the final excluded)
@@ -189,15 +189,18 @@ std::optional<std::vector<int>> Linearizer::run(int final_event, bool extend, Co
       if (e == final_event ? n.slice_left > 0 : (!slice_[e] && !extend)) continue;
       if (!runnable(n.counts, e)) continue;
       Cost next{c.first, c.second + 1};
+      // Only a thread step preempts (the last thread, if still enabled);
+      // an async step costs nothing and leaves `last` as it was.
+      const bool thread = t_.agents[a].thread;
       int last = n.last;
-      if (last >= 0 && last != static_cast<int>(a) && t_.agents[last].thread) {
+      if (thread && last >= 0 && last != static_cast<int>(a)) {
         auto on = enabled(u, last);
         if (!on) return std::nullopt;
         next.first += *on ? 1 : 0;
       }
       Node m = nodes_[u];
       ++m.counts[a];
-      m.last = static_cast<int>(a);
+      if (thread) m.last = static_cast<int>(a);
       m.parent = u;
       m.event = e;
       if (slice_[e] && e != final_event) --m.slice_left;

@@ -15,7 +15,7 @@ namespace heddle {
 /// Sizes of the reported counterexample and of the one first found.
 struct Counterexample {
   std::uint32_t steps = 0;                 // scheduling steps (data choices not counted)
-  std::uint32_t preemptions = 0;           // switches away from a still-enabled thread
+  std::uint32_t preemptions = 0;           // thread switches away from a still-enabled thread
   std::uint32_t original_steps = 0;
   std::uint32_t original_preemptions = 0;
   bool minimized = false;                  // false: the original is reported (see note)

@@ -24,7 +24,9 @@ bool BoundedDpor::begin() {
   return true;
 }
 
-bool BoundedDpor::preempts(const Node& n, AgentId a) const { return n.switch_costs && a != n.prev; }
+bool BoundedDpor::preempts(const Node& n, AgentId a) const {
+  return n.switch_costs && a != n.prev && is_thread(a);
+}
 
 AgentId BoundedDpor::first_pick(const Node& n) const {
   // Continuing the running thread costs nothing, so it goes first (as in
@@ -43,13 +45,17 @@ AgentId BoundedDpor::next(const Choice& c) {
   }
   const std::size_t step = steps_.size();
   if (step + 1 != c.step) throw std::logic_error("[heddle bug] bounded: steps and picks disagree");
+  const auto& agents = c.execution.agents();
+  for (std::size_t a = thread_.size(); a < agents.size(); ++a)
+    thread_.push_back(agents[a]->kind == Agent::Kind::thread);
   Node n;
   n.enabled.assign(c.enabled.begin(), c.enabled.end());
   if (step > 0) {
+    // Async steps are transparent: prev is the last *thread* that ran.
     const Node& p = path_[steps_.back()];
-    n.prev = p.chosen;
-    n.switch_costs = c.execution.agents()[index(p.chosen)]->kind == Agent::Kind::thread &&
-                     contains(n.enabled, p.chosen);
+    n.has_prev = p.has_prev || is_thread(p.chosen);
+    n.prev = is_thread(p.chosen) ? p.chosen : p.prev;
+    n.switch_costs = n.has_prev && contains(n.enabled, n.prev);
     n.preemptions = p.preemptions + (preempts(p, p.chosen) ? 1 : 0);
   }
   n.chosen = first_pick(n);
@@ -141,17 +147,32 @@ void BoundedDpor::analyse(const std::vector<Event>& trace, const std::vector<Eve
         continue;
       ++stats_.races;
       add_backtrack(i, ej.agent);
-      // BPOR (OOPSLA 2013, Sec. 4, Alg. 2): the same agent at the last
-      // context switch before i, where running it may cost no preemption
-      // that the reversal at i would (loom's Path::backtrack does the same).
-      if (i == 0) continue;
-      std::size_t k = i - 1;
-      while (k > 0 && trace[k].agent == trace[k - 1].agent) --k;
-      add_backtrack(k, ej.agent);
+      add_at_switch(trace, i, ej.agent);
     }
   };
   for (std::size_t j = first_new_step_; j < n; ++j) race_with(j);
   for (std::size_t j = n; j < n + pending.size(); ++j) race_with(j);
+}
+
+void BoundedDpor::add_at_switch(const std::vector<Event>& trace, std::size_t i, AgentId a) {
+  // BPOR (OOPSLA 2013, Sec. 4, Alg. 2): the same agent at the last context
+  // switch before i, where running it may cost no preemption that the
+  // reversal at i would (loom's Path::backtrack does the same). Async steps
+  // never switch context, so the run of the thread P that ran last before i
+  // includes the async steps inside and just before it: both its first
+  // step and the step after the previous thread's are switch points.
+  const Node& n = path_[steps_[i]];
+  if (!n.has_prev) {
+    if (i > 0) add_backtrack(0, a);
+    return;
+  }
+  std::size_t k = i, first = i;
+  while (k > 0 && (!is_thread(trace[k - 1].agent) || trace[k - 1].agent == n.prev)) {
+    --k;
+    if (trace[k].agent == n.prev) first = k;
+  }
+  if (k < i) add_backtrack(k, a);
+  if (first != k && first < i) add_backtrack(first, a);
 }
 
 void BoundedDpor::add_backtrack(std::size_t step, AgentId a) {

@@ -40,8 +40,8 @@ struct BoundedStats {
 };
 
 /// The exploration state of BPOR with preemption bound `bound`. A preemption
-/// is a switch away from a thread that is still enabled (switching away from
-/// an async agent, a finished or a blocked thread is free).
+/// is running a thread while the last thread that ran is still enabled and is
+/// not that thread; async steps (a phase completing) never count.
 class BoundedDpor {
  public:
   explicit BoundedDpor(std::uint32_t bound) : bound_(bound) {}
@@ -70,12 +70,16 @@ class BoundedDpor {
     std::size_t explored = 0;            // pick: backtrack[0, explored) are done
     std::vector<AgentId> cut;            // pick: agents the bound kept from backtrack
     std::uint32_t preemptions = 0;       // pick: preemptions before this step
-    AgentId prev{};                      // pick: the agent of the step before
-    bool switch_costs = false;           // pick: prev is a thread and still enabled
+    AgentId prev{};                      // pick: the last thread that ran (if has_prev)
+    bool has_prev = false;               // pick: a thread ran before this step
+    bool switch_costs = false;           // pick: prev is still enabled
   };
 
   /// True when running `a` at pick `n` is a preemption.
   bool preempts(const Node& n, AgentId a) const;
+  bool is_thread(AgentId a) const { return thread_[index(a)] != 0; }
+  /// Adds `a` at the context switch points before step i (BPOR).
+  void add_at_switch(const std::vector<Event>& trace, std::size_t i, AgentId a);
   AgentId first_pick(const Node& n) const;
   void compute_clocks(const std::vector<Event>& trace, const std::vector<Event>& pending);
   bool happens_before(const Event& e, std::size_t k) const {
@@ -96,6 +100,7 @@ class BoundedDpor {
   std::vector<std::uint32_t> clocks_;  // clocks_[k * stride_ + a]: a's events hb-or-at k
   std::size_t stride_ = 0;
   std::vector<std::int32_t> prev_pos_;  // the same agent's previous event
+  std::vector<char> thread_;            // thread_[a]: agent a is a thread (not async)
   BoundedStats stats_;
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "checker/minimize.hpp"
 #include "test/bounded/counted.hpp"
 #include "test/support/harness.hpp"
 
@@ -108,6 +109,7 @@ TEST_CASE("bounded reaches what dfs reaches within the bound, on named models", 
       {"search/pct_depth2", {{"m", "1"}, {"decoys", "1"}}},
       {"bounded/choice", {{"choose", "1"}}},
       {"bounded/copy_and_flag", {}},
+      {"bounded/early_landing", {}},
       {"classic/lastzero", {{"n", "3"}}},
       {"classic/readers", {{"n", "3"}}},
       {"classic/casrot", {{"n", "4"}}},
@@ -176,4 +178,33 @@ TEST_CASE("bounded auto reports its bug with the fewest preemptions", "[bounded]
   auto again = test::replay(*r.schedule);
   REQUIRE(again.bug);
   CHECK(again.bug->title == r.bug->title);
+}
+
+// Async steps are transparent to the preemption count (DESIGN.md: completing
+// an async phase is not a preemption). Counts written by hand from the
+// schedules: only a T0 <-> T1 switch with the other thread still enabled counts.
+TEST_CASE("an async phase completing neither counts nor breaks a thread's run", "[bounded]") {
+  const Kernel& k = find_kernel("bounded/copy_and_flag");
+  const Params p = k.resolve({});
+  auto step = [](const char* agent, const char* op) { return ScheduleStep{agent, op, ""}; };
+  // T0 issues the copy (not a step) and stores, the copy lands, T0 stores
+  // again, T1 loads twice: no switch away from an enabled thread.
+  const std::vector<ScheduleStep> inside = {
+      step("T0", "store(flag)"), step("copy", "land(dst)"),      step("T0", "store(flag)"),
+      step("T1", "load(flag)"),  step("T1", "load(done)")};
+  CHECK(count_preemptions(k, p, inside) == 0);
+  // The copy lands after T0's first store and T1 runs next: T0 is still
+  // enabled when T1 is picked, so that switch preempts T0 once; T0's last
+  // store comes after T1 has finished, which is free.
+  const std::vector<ScheduleStep> across = {
+      step("T0", "store(flag)"), step("copy", "land(dst)"), step("T1", "load(flag)"),
+      step("T1", "load(done)"),  step("T0", "store(flag)")};
+  CHECK(count_preemptions(k, p, across) == 1);
+
+  RunConfig c = bounded_config(std::nullopt);
+  auto r = test::run("bounded/early_landing", {}, c);
+  REQUIRE(r.bug);
+  CHECK(r.verdict == Verdict::assertion);
+  REQUIRE(!r.notes.empty());
+  CHECK(r.notes.back().find("found with bound 0") != std::string::npos);
 }

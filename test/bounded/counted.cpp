@@ -12,7 +12,7 @@ namespace {
 // What the wrapper saw in the execution running now.
 struct Tally {
   std::uint32_t preemptions = 0;
-  std::optional<AgentId> last;
+  std::optional<AgentId> last;  // the last thread that ran
 };
 
 // Wraps the strategy named by `inner`, counting preemptions of each
@@ -27,9 +27,10 @@ class Counting final : public Strategy {
   }
   AgentId pick(const Choice& c) override {
     AgentId a = inner_->pick(c);
-    const auto& agents = c.execution.agents();
+    // Async steps are transparent: only a thread step can preempt, and only
+    // the last thread that ran can be preempted.
+    if (c.execution.agents()[index(a)]->kind != Agent::Kind::thread) return a;
     if (tally_.last && *tally_.last != a &&
-        agents[index(*tally_.last)]->kind == Agent::Kind::thread &&
         std::find(c.enabled.begin(), c.enabled.end(), *tally_.last) != c.enabled.end())
       ++tally_.preemptions;
     tally_.last = a;

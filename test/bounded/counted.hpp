@@ -35,7 +35,8 @@ struct CountedRun {
 };
 
 /// Explores `kernel` under `config`, counting the preemptions of each
-/// execution. A preemption is a switch away from a thread still enabled.
+/// execution. A preemption is a switch from the last thread that ran, still
+/// enabled, to another thread; async steps never count and never break a run.
 CountedRun counted_run(const std::string& kernel, const std::map<std::string, std::string>& params,
                        RunConfig config);
 

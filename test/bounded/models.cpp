@@ -33,8 +33,8 @@ const auto choice =
         });
 
 // A copy issued by T0 lands (an async step) while T0 and T1 go on; T1's
-// read of the flag sees it or not. Switching to the copy from a running
-// thread is a preemption; the copy's own step never is.
+// read of the flag sees it or not. A copy landing is never a preemption,
+// nor does it break T0's run: only T0 <-> T1 switches can count.
 const auto copy_and_flag =
     kernel("bounded/copy_and_flag", "a copy lands while two threads touch a flag")
         .body([](const Params&) {
@@ -54,6 +54,20 @@ const auto copy_and_flag =
             int f = flag.load();
             int d = done.load();
             observe("seen", std::to_string(f) + "," + std::to_string(d));
+          });
+        });
+
+// T0 issues a copy that raises `done` when it lands, then reads `done`
+// and asserts the copy has not landed yet. The copy landing between T0's
+// issue and its read is an async step inside T0's run, so the failure
+// needs no preemption: bound 0 must find it.
+const auto early_landing =
+    kernel("bounded/early_landing", "a thread asserts that its copy has not landed yet")
+        .body([](const Params&) {
+          auto& done = make<Atomic<int>>("done", 0);
+          spawn("T0", [&done] {
+            issue("copy", {phase("land", {touches(done, true)}, [&done] { done.store(1); })});
+            check(done.load() == 0, "the copy landed before T0 looked");
           });
         });
 
