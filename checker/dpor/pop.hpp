@@ -1,0 +1,132 @@
+// POP: optimal DPOR in polynomial space (after Abdulla, Atig, Das, Jonsson,
+// Sagonas, "Parsimonious Optimal Dynamic Partial Order Reduction", CAV 2024,
+// arXiv 2405.11128).
+//
+// Optimal DPOR (JACM 2017, Alg. 2) stores every race reversal it has not
+// explored yet in wakeup trees, which grow with the number of executions.
+// POP explores each reversal eagerly instead (CAV'24, Sec. 5): when an
+// execution ends, its races are reversed one by one, and the schedule of
+// each (the prefix before the race, then notdep(e, E).e') is explored, with
+// everything it leads to, before the next race is looked at. The state is a
+// stack of finished executions, each with the races it has still to
+// reverse; no unexplored schedule is ever stored as a sequence.
+//
+// Redundancy (CAV'24, Sec. 6) is decided when a schedule is built, against
+// the branches already started at its branch point and the sleep set
+// inherited there, with the weak-initial test of JACM 2017, Sec. 6. Those
+// are at most one event per agent per position of the executions on the
+// stack, so the state stays polynomial in the execution length (the stack
+// holds at most one frame per nested reversal; PopStats records its peak).
+// Where CAV'24 reconstructs that information from the execution itself
+// (Sec. 6.2), we keep it per stack frame: the same bound, with the sleep-set
+// reasoning of OptimalDpor that our blocking operations already rely on.
+//
+// Parsimony (CAV'24, Sec. 4): an execution only reverses races whose later
+// event lies past its branch point; earlier ones are the races of the
+// execution it was branched from, which reverses them itself.
+//
+// A pure component: the strategy hands it each pick and each finished
+// trace, it answers which agent runs next. It never runs fibers.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "checker/dpor/event.hpp"
+#include "checker/dpor/pop_trace.hpp"
+#include "checker/strategy.hpp"
+
+namespace heddle::dpor {
+
+/// Counters of one POP exploration.
+struct PopStats {
+  std::uint64_t sleep_blocked = 0;   // executions whose every enabled agent slept
+  std::uint64_t infeasible = 0;      // schedules whose next agent turned out blocked
+  std::uint64_t pruned = 0;          // reversible races left to another execution (parsimony)
+  std::uint64_t races = 0;           // reversible races analysed
+  std::uint64_t redundant = 0;       // of which an explored branch already covered
+  std::uint64_t explored = 0;        // of which explored (executions beyond the first)
+  std::size_t peak_frames = 0;       // finished executions on the stack, at most
+  std::size_t peak_state_bytes = 0;  // bytes of the stack (frames, sleep sets), at most
+};
+
+/// The exploration state of POP over one model.
+class PopDpor {
+ public:
+  /// Prepares the next execution; false when every trace has been explored.
+  bool begin();
+  /// The agent to run at the step described by `c`.
+  AgentId next(const Choice& c);
+  /// Records the finished execution and picks the next schedule to explore.
+  void end(const Execution& ex);
+  const PopStats& stats() const noexcept { return stats_; }
+  /// True once begin() has returned false.
+  bool done() const noexcept { return done_; }
+
+ private:
+  // The choices made at one position (a prefix) of the executions on the
+  // stack: the sleep set inherited from the position before (JACM 2017,
+  // Alg. 2: the sleeping events independent of the step taken there) and
+  // the first events of the branches started here, oldest first (the
+  // execution's own event among them, at index `cur`).
+  using Seq = std::vector<EventInfo>;
+  struct Slot {
+    std::vector<Seq> sleep;    // unmatched parts of explored schedules
+    std::vector<Seq> started;  // schedules started here, oldest first
+    std::uint32_t cur = 0;
+  };
+  // One finished execution. Positions below `own_from` are a prefix it
+  // shares with the frame below it (that frame owns their slots).
+  struct Frame {
+    std::size_t own_from = 0;
+    std::vector<Slot> own;    // own[k - own_from]
+    FinishedTrace trace;
+    std::vector<std::uint8_t> flags;  // per position: kSchedule, kHead
+    std::vector<Race> races;  // still to reverse; the next one is at the back
+  };
+  static constexpr std::uint8_t kSchedule = 1;  // the event belongs to a schedule's v
+  static constexpr std::uint8_t kHead = 2;      // ... and is its first event
+
+  Frame& top() { return frames_[top_ - 1]; }
+  /// The slot of position p of the top frame's execution.
+  Slot& slot(std::size_t p);
+  /// Creates the slot of a fresh position p of the running execution.
+  Slot& fresh_slot(std::size_t p, const std::vector<Event>& trace);
+  AgentId free_choice(std::size_t p, const Choice& c, const Slot& s);
+  void finalize(std::size_t p, const std::vector<Event>& trace);
+  void record_frame(const Execution& ex);
+  /// Marks the schedule events of the top frame (inherited below the branch).
+  void mark_schedule(Frame& f);
+  /// Drops the races that parsimony leaves to another execution.
+  void keep_parsimonious(Frame& f);
+  void collect_pending(const Execution& ex, FinishedTrace& t);
+  /// Pops races (and exhausted frames) until one gives a schedule to explore.
+  bool advance();
+  /// Builds the schedule of race r of `f` into plan_; false when redundant.
+  bool schedule(Frame& f, const Race& r);
+  void measure();
+
+  std::vector<Frame> frames_;     // [0, top_) live; the rest keep their storage
+  std::size_t top_ = 0;
+  // The running execution: replay plan_[0, branch_), then follow plan_ while
+  // its agents are enabled (following_), then choose freely.
+  std::vector<AgentId> plan_;
+  std::size_t branch_ = 0;
+  bool following_ = false;
+  std::size_t depth_ = 0;
+  std::size_t followed_to_ = 0;        // positions [branch_, followed_to_) followed the plan
+  std::size_t blocked_at_ = SIZE_MAX;  // position where every enabled agent slept
+  bool started_ = false, done_ = false;
+  // What the running execution's picks saw, for its frame.
+  std::vector<Footprint> declared_;
+  std::vector<std::uint8_t> conditional_;
+  std::vector<AgentId> enabled_;
+  std::vector<std::uint32_t> enabled_at_;
+  RaceFinder finder_;
+  std::vector<const EventInfo*> v_;  // the schedule being checked
+  EventInfo moved_;                  // its last event, as declared
+  std::vector<std::size_t> heads_;
+  std::vector<std::size_t> preds_;   // direct predecessors of the moved event   // schedule heads of the trace being analysed
+  PopStats stats_;
+};
+
+}  // namespace heddle::dpor
