@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     const auto& k = heddle::find_kernel(run.kernel);
     heddle::RunConfig config;
     config.strategy = run.strategy;
+    config.stop_at_first_bug = false;  // an exhaustive exploration, bugs or not
     auto r = heddle::explore(k, k.resolve({{"n", run.n}}), config);
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);

@@ -5,25 +5,45 @@
 // Optimal DPOR (JACM 2017, Alg. 2) stores every race reversal it has not
 // explored yet in wakeup trees, which grow with the number of executions.
 // POP explores each reversal eagerly instead (CAV'24, Sec. 5): when an
-// execution ends, its races are reversed one by one, and the schedule of
-// each (the prefix before the race, then notdep(e, E).e') is explored, with
-// everything it leads to, before the next race is looked at. The state is a
-// stack of finished executions, each with the races it has still to
-// reverse; no unexplored schedule is ever stored as a sequence.
+// execution ends, its races are taken one by one (by their later event,
+// earliest first), and the schedule of each is explored, with everything it
+// leads to, before the next race is looked at. The state is a stack of
+// finished executions, each with the races it has still to reverse; no
+// unexplored schedule is stored.
 //
-// Redundancy (CAV'24, Sec. 6) is decided when a schedule is built, against
-// the branches already started at its branch point and the sleep set
-// inherited there, with the weak-initial test of JACM 2017, Sec. 6. Those
-// are at most one event per agent per position of the executions on the
-// stack, so the state stays polynomial in the execution length (the stack
-// holds at most one frame per nested reversal; PopStats records its peak).
-// Where CAV'24 reconstructs that information from the execution itself
-// (Sec. 6.2), we keep it per stack frame: the same bound, with the sleep-set
-// reasoning of OptimalDpor that our blocking operations already rely on.
+// Parsimony (CAV'24, Sec. 4; rules as in Nidhugg's POP trace builder): a
+// race is reversed in one execution only. Its later event must lie at or
+// after the end of the execution's schedule, its earlier event must not
+// belong to a schedule, and every schedule head (a schedule's reversed
+// event) between the two must happen before the later one; otherwise the
+// race was already there in the execution the schedule came from. The
+// schedule of race (e, e') is pre(E, e), then only the events that e'
+// needs (its causal past outside e and what follows e), then e'.
 //
-// Parsimony (CAV'24, Sec. 4): an execution only reverses races whose later
-// event lies past its branch point; earlier ones are the races of the
-// execution it was branched from, which reverses them itself.
+// Redundancy (CAV'24, Sec. 6): instead of sleep sets of single events, a
+// position remembers the schedules explored from it. A parsimonious branch
+// covers exactly the traces that have its schedule as a happens-before
+// prefix (a sleep set of its first event would claim more, and lose
+// traces: lastzero(3) then gives 9 of its 12). Each such schedule is
+// carried down the execution as a "sleep sequence" (its unmatched events):
+// it is dropped once an event outside it depends on what it still needs,
+// and the execution is covered once it is matched completely. A new
+// schedule that completes one is not explored; a free choice never picks a
+// step that completes one (if every enabled step does, the execution is
+// counted in sleep_blocked, which stays 0 on every test).
+//
+// Space: per stack frame, its trace with clocks (O(n · agents)), its races
+// (O(n^2)) and, per position, the schedules started there and the sleep
+// sequences carried (each O(n)); the frames are nested reversals. PopStats
+// records the peak; bench/RESULTS.md and test/dpor/pop_memory_test.cpp
+// show it growing with the execution length, not the executions.
+//
+// Our event model (blocking operations, async agents with a creator,
+// failed CAS as a read, operations pending at the end) enters through the
+// race rules of pop_trace.hpp, shared in substance with OptimalDpor; a
+// moved blocking operation does not need the events after e (a lock moved
+// before the other lock does not need its unlock); a schedule whose agent
+// turns out blocked is abandoned for a free choice (PopStats::infeasible).
 //
 // A pure component: the strategy hands it each pick and each finished
 // trace, it answers which agent runs next. It never runs fibers.
@@ -39,11 +59,11 @@ namespace heddle::dpor {
 
 /// Counters of one POP exploration.
 struct PopStats {
-  std::uint64_t sleep_blocked = 0;   // executions whose every enabled agent slept
+  std::uint64_t sleep_blocked = 0;   // executions an explored schedule already covered
   std::uint64_t infeasible = 0;      // schedules whose next agent turned out blocked
   std::uint64_t pruned = 0;          // reversible races left to another execution (parsimony)
   std::uint64_t races = 0;           // reversible races analysed
-  std::uint64_t redundant = 0;       // of which an explored branch already covered
+  std::uint64_t redundant = 0;       // of which an explored schedule already covered
   std::uint64_t explored = 0;        // of which explored (executions beyond the first)
   std::size_t peak_frames = 0;       // finished executions on the stack, at most
   std::size_t peak_state_bytes = 0;  // bytes of the stack (frames, sleep sets), at most
@@ -64,10 +84,9 @@ class PopDpor {
 
  private:
   // The choices made at one position (a prefix) of the executions on the
-  // stack: the sleep set inherited from the position before (JACM 2017,
-  // Alg. 2: the sleeping events independent of the step taken there) and
-  // the first events of the branches started here, oldest first (the
-  // execution's own event among them, at index `cur`).
+  // stack: the sleep sequences carried there from earlier positions, and
+  // the schedules of the branches started here, oldest first (a free step
+  // is a schedule of one event; the running execution's is at `cur`).
   using Seq = std::vector<EventInfo>;
   struct Slot {
     std::vector<Seq> sleep;    // unmatched parts of explored schedules
