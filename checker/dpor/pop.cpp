@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdio>
+#include <cstdlib>
 
 namespace heddle::dpor {
 namespace {
@@ -165,6 +167,7 @@ AgentId PopDpor::next(const Choice& c) {
       } else {  // the reversal needed a blocked operation to run: no such trace
         ++stats_.infeasible;
         following_ = false;
+        abandon_schedule(p);
       }
     }
     if (!chosen) a = free_choice(p, c, *s);
@@ -179,6 +182,19 @@ AgentId PopDpor::next(const Choice& c) {
     s->cur = static_cast<std::uint32_t>(s->started.size() - 1);
   }
   return a;
+}
+
+void PopDpor::abandon_schedule(std::size_t p) {
+  // The branch covers what it ran of its schedule, not the rest: keep the
+  // part that ran (its subtree extends that), or nothing if none did.
+  Slot& b = slot(branch_);
+  Seq& sched = b.started[b.cur];
+  if (p == branch_) {
+    b.started.erase(b.started.begin() + b.cur);
+    b.cur = 0;  // set again by the free choice made here
+  } else if (p - branch_ < sched.size()) {
+    sched.resize(p - branch_);
+  }
 }
 
 void PopDpor::finalize(std::size_t p, const std::vector<Event>& trace) {

@@ -112,6 +112,8 @@ class PopDpor {
   Slot& fresh_slot(std::size_t p, const std::vector<Event>& trace);
   AgentId free_choice(std::size_t p, const Choice& c, const Slot& s);
   void finalize(std::size_t p, const std::vector<Event>& trace);
+  /// Cuts the running schedule where its agent at p turned out blocked.
+  void abandon_schedule(std::size_t p);
   void record_frame(const Execution& ex);
   /// Marks the schedule events of the top frame (inherited below the branch).
   void mark_schedule(Frame& f);
