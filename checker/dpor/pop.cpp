@@ -84,15 +84,29 @@ bool PopDpor::begin() {
   return true;
 }
 
-PopDpor::Slot& PopDpor::slot(std::size_t p) {
+std::size_t PopDpor::owner(std::size_t p) const {
   for (std::size_t f = top_; f-- > 0;) {
-    Frame& fr = frames_[f];
+    const Frame& fr = frames_[f];
     if (fr.own_from > p) continue;  // a prefix shared with the frame below
     if (p - fr.own_from >= fr.own.size())
       throw std::logic_error("[heddle bug] pop: a position's slot was dropped while needed");
-    return fr.own[p - fr.own_from];
+    return f;
   }
   throw std::logic_error("[heddle bug] pop: no frame owns a position");
+}
+
+PopDpor::Slot& PopDpor::slot(std::size_t p) {
+  Frame& fr = frames_[owner(p)];
+  return fr.own[p - fr.own_from];
+}
+
+void PopDpor::account(std::size_t frame, std::size_t bytes) {
+  frames_[frame].bytes += bytes;
+  state_bytes_ += bytes;
+}
+
+std::size_t PopDpor::seq_bytes(const Seq& q) {
+  return sizeof(Seq) + q.size() * sizeof(EventInfo);
 }
 
 PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trace) {
@@ -119,6 +133,9 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
   };
   for (const auto& seq : prev.sleep) carry(seq);
   for (std::uint32_t t = 0; t < prev.cur; ++t) carry(prev.started[t]);
+  std::size_t b = sizeof(Slot);
+  for (const auto& q : s.sleep) b += seq_bytes(q);
+  account(top_ - 1, b);
   return s;
 }
 
@@ -179,6 +196,7 @@ AgentId PopDpor::next(const Choice& c) {
   // starts a branch of one event (a schedule's branch was added with it).
   if (s != nullptr && (p != branch_ || !following_ || p >= plan_.size())) {
     s->started.push_back(Seq{std::move(pe)});
+    account(owner(p), seq_bytes(s->started.back()));
     s->cur = static_cast<std::uint32_t>(s->started.size() - 1);
   }
   return a;
@@ -271,6 +289,7 @@ void PopDpor::record_frame(const Execution& ex) {
   finder_.find_races(t, fresh, std::min(n, blocked_at_), !blocked, races);
   keep_parsimonious(top());
   stats_.races += races.size();
+  account(top_ - 1, sizeof(Frame) + t.bytes() + races.size() * sizeof(Race) + top().flags.size());
   // Races by their later event, earliest first (the back is next), as
   // CAV'24 Alg. 1 walks the execution.
   std::sort(races.begin(), races.end(), [](const Race& a, const Race& b) {
@@ -371,6 +390,7 @@ bool PopDpor::schedule(Frame& f, const Race& r) {
   Seq branch;
   for (const EventInfo* x : v_) branch.push_back(*x);
   s.started.push_back(std::move(branch));
+  account(owner(r.i), seq_bytes(s.started.back()));
   s.cur = static_cast<std::uint32_t>(s.started.size() - 1);
   plan_.clear();
   for (std::size_t k = 0; k < r.i; ++k) plan_.push_back(t.events[k].agent);
@@ -396,28 +416,26 @@ bool PopDpor::advance() {
       child.own_from = r.i + 1;
       child.own.clear();
       child.races.clear();
+      child.bytes = 0;
       child.trace.clear();
       child.flags.clear();
       return true;
     }
+    state_bytes_ -= f.bytes;
+    f.bytes = 0;
     --top_;
   }
   return false;
 }
 
 void PopDpor::measure() {
-  std::size_t b = plan_.size() * sizeof(AgentId) + declared_.size() * sizeof(Footprint) +
-                  enabled_.size() * sizeof(AgentId) + enabled_at_.size() * sizeof(std::uint32_t);
-  for (std::size_t f = 0; f < top_; ++f) {
-    const Frame& fr = frames_[f];
-    b += sizeof(Frame) + fr.trace.bytes() + fr.races.size() * sizeof(Race);
-    for (const auto& s : fr.own) {
-      b += sizeof(Slot) + (s.sleep.size() + s.started.size()) * sizeof(Seq);
-      for (const auto& q : s.sleep) b += q.size() * sizeof(EventInfo);
-      for (const auto& q : s.started) b += q.size() * sizeof(EventInfo);
-    }
-  }
-  stats_.peak_state_bytes = std::max(stats_.peak_state_bytes, b);
+  // Frames account for what they hold as it is added (account()); the
+  // running execution's buffers come on top.
+  const std::size_t run = plan_.size() * sizeof(AgentId) +
+                          declared_.size() * sizeof(Footprint) +
+                          enabled_.size() * sizeof(AgentId) +
+                          enabled_at_.size() * sizeof(std::uint32_t);
+  stats_.peak_state_bytes = std::max(stats_.peak_state_bytes, state_bytes_ + run);
   stats_.peak_frames = std::max(stats_.peak_frames, top_);
 }
 

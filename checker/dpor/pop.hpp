@@ -101,11 +101,17 @@ class PopDpor {
     FinishedTrace trace;
     std::vector<std::uint8_t> flags;  // per position: kSchedule, kHead
     std::vector<Race> races;  // still to reverse; the next one is at the back
+    std::size_t bytes = 0;    // what it holds, slots included (the memory statistics)
   };
   static constexpr std::uint8_t kSchedule = 1;  // the event belongs to a schedule's v
   static constexpr std::uint8_t kHead = 2;      // ... and is its first event
 
   Frame& top() { return frames_[top_ - 1]; }
+  /// The frame that owns the slot of position p of the top frame's execution.
+  std::size_t owner(std::size_t p) const;
+  /// Adds `bytes` to what frame `frame` holds.
+  void account(std::size_t frame, std::size_t bytes);
+  static std::size_t seq_bytes(const Seq& q);
   /// The slot of position p of the top frame's execution.
   Slot& slot(std::size_t p);
   /// Creates the slot of a fresh position p of the running execution.
@@ -128,6 +134,7 @@ class PopDpor {
 
   std::vector<Frame> frames_;     // [0, top_) live; the rest keep their storage
   std::size_t top_ = 0;
+  std::size_t state_bytes_ = 0;   // bytes the live frames hold
   // The running execution: replay plan_[0, branch_), then follow plan_ while
   // its agents are enabled (following_), then choose freely.
   std::vector<AgentId> plan_;
