@@ -39,31 +39,6 @@ EventInfo pending_event(const Choice& c, AgentId a) {
   return e;
 }
 
-enum class Step { kept, dropped, completed };
-
-/// Advances sleep sequence `rest` (the unmatched events of an explored
-/// schedule u) over the executed event x. The execution keeps u as a
-/// happens-before prefix (so the branch of u covers it) while every event
-/// outside u is independent of the unmatched events of u, and the events of
-/// u run without reversing a dependency of u.
-Step step(std::vector<EventInfo>& rest, const EventInfo& x) {
-  for (std::size_t t = 0; t < rest.size(); ++t) {
-    if (rest[t].agent != x.agent) continue;
-    if (rest[t].agent_event != x.agent_event) return Step::dropped;
-    for (std::size_t k = 0; k < t; ++k)
-      if (dependent(rest[k], rest[t])) return Step::dropped;
-    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(t));
-    return rest.empty() ? Step::completed : Step::kept;
-  }
-  for (const auto& y : rest)
-    if (dependent(x, y)) return Step::dropped;
-  return Step::kept;
-}
-
-/// True when running x would complete sleep sequence `rest`.
-bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) {
-  return rest.size() == 1 && rest[0].agent == x.agent && rest[0].agent_event == x.agent_event;
-}
 }  // namespace
 
 bool PopDpor::begin() {
@@ -340,32 +315,13 @@ void PopDpor::end(const Execution& ex) {
 }
 
 bool PopDpor::schedule(Frame& f, const Race& r) {
-  // The schedule of a parsimonious reversal (CAV'24, Sec. 4): the events
-  // after i that j needs, then j as declared (a moved failed CAS may
-  // succeed); JACM 2017 takes all of notdep(e, E) instead. What j needs is
-  // the causal past of its direct predecessors other than i and the events
-  // after i: its previous step, its creator, the earlier events it conflicts
-  // with. For most events that is the part of notdep(e, E) that happens
-  // before j; for an operation that may block it leaves out what only the
-  // events after i gave it (a lock moved before the other lock does not
-  // need that lock's unlock, as Nidhugg's POP computes its clock).
+  // The schedule of a parsimonious reversal (CAV'24, Sec. 4): pre(E, e),
+  // the events e' needs (FinishedTrace::schedule_events), then e' as
+  // declared (a moved failed CAS may succeed).
   const FinishedTrace& t = f.trace;
-  const std::size_t end = std::min<std::size_t>(r.j, t.real);
-  preds_.clear();
-  if (t.prev_pos[r.j] > static_cast<std::int32_t>(r.i))
-    preds_.push_back(static_cast<std::size_t>(t.prev_pos[r.j]));
-  if (t.events[r.j].agent_event == 0 && t.created_by[r.j] > static_cast<std::int32_t>(r.i))
-    preds_.push_back(static_cast<std::size_t>(t.created_by[r.j]));
-  for (std::size_t k = r.i + 1; k < end; ++k)
-    if (!t.happens_before(r.i, k) && conflicts(t.events[k].footprint, t.events[r.j].footprint))
-      preds_.push_back(k);
+  t.schedule_events(r, preds_, at_);
   v_.clear();
-  for (std::size_t k = r.i + 1; k < end; ++k) {
-    if (t.happens_before(r.i, k)) continue;
-    if (std::any_of(preds_.begin(), preds_.end(),
-                    [&](std::size_t d) { return d >= k && t.happens_before(k, d); }))
-      v_.push_back(&t.events[k]);
-  }
+  for (std::size_t k : at_) v_.push_back(&t.events[k]);
   moved_ = t.events[r.j];
   if (r.j < t.real) moved_.footprint = t.declared[r.j];
   v_.push_back(&moved_);
@@ -375,15 +331,7 @@ bool PopDpor::schedule(Frame& f, const Race& r) {
   // parsimonious branch covers the traces that extend its whole schedule,
   // not every trace its first event can start.
   Slot& s = slot(r.i);
-  auto redundant = [&](const Seq& seq) {
-    Seq rest = seq;
-    for (const EventInfo* x : v_) {
-      const Step st = step(rest, *x);
-      if (st == Step::completed) return true;
-      if (st == Step::dropped) return false;
-    }
-    return false;
-  };
+  auto redundant = [&](const Seq& seq) { return completed_by(seq, v_); };
   if (std::any_of(s.sleep.begin(), s.sleep.end(), redundant) ||
       std::any_of(s.started.begin(), s.started.end(), redundant))
     return false;

@@ -153,7 +153,8 @@ class PopDpor {
   std::vector<const EventInfo*> v_;  // the schedule being checked
   EventInfo moved_;                  // its last event, as declared
   std::vector<std::size_t> heads_;
-  std::vector<std::size_t> preds_;   // direct predecessors of the moved event   // schedule heads of the trace being analysed
+  std::vector<std::size_t> preds_;   // direct predecessors of the moved event
+  std::vector<std::size_t> at_;      // positions of the schedule's events   // schedule heads of the trace being analysed
   PopStats stats_;
 };
 

@@ -31,6 +31,62 @@ std::size_t FinishedTrace::bytes() const {
   return b + prev_pos.size() * sizeof(std::int32_t);
 }
 
+void FinishedTrace::schedule_events(const Race& r, std::vector<std::size_t>& preds,
+                                    std::vector<std::size_t>& out) const {
+  // JACM 2017 runs all of notdep(e, E) before e'. A parsimonious schedule
+  // runs only what e' needs: the causal past of its direct predecessors
+  // other than e and the events after e (its previous step, its creator,
+  // the earlier events it conflicts with). For most events that is the part
+  // of notdep(e, E) that happens before e'; for an operation that may block
+  // it leaves out what only the events after e gave it (a lock moved before
+  // the other lock does not need that lock's unlock; Nidhugg's POP computes
+  // the moved lock's clock the same way).
+  const std::size_t end = std::min<std::size_t>(r.j, real);
+  const auto i = static_cast<std::int32_t>(r.i);
+  preds.clear();
+  if (prev_pos[r.j] > i) preds.push_back(static_cast<std::size_t>(prev_pos[r.j]));
+  if (events[r.j].agent_event == 0 && created_by[r.j] > i)
+    preds.push_back(static_cast<std::size_t>(created_by[r.j]));
+  for (std::size_t k = r.i + 1; k < end; ++k)
+    if (!happens_before(r.i, k) && conflicts(events[k].footprint, events[r.j].footprint))
+      preds.push_back(k);
+  out.clear();
+  for (std::size_t k = r.i + 1; k < end; ++k) {
+    if (happens_before(r.i, k)) continue;
+    if (std::any_of(preds.begin(), preds.end(),
+                    [&](std::size_t d) { return d >= k && happens_before(k, d); }))
+      out.push_back(k);
+  }
+}
+
+Step step(std::vector<EventInfo>& rest, const EventInfo& x) {
+  for (std::size_t t = 0; t < rest.size(); ++t) {
+    if (rest[t].agent != x.agent) continue;
+    if (rest[t].agent_event != x.agent_event) return Step::dropped;
+    for (std::size_t k = 0; k < t; ++k)
+      if (dependent(rest[k], rest[t])) return Step::dropped;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(t));
+    return rest.empty() ? Step::completed : Step::kept;
+  }
+  for (const auto& y : rest)
+    if (dependent(x, y)) return Step::dropped;
+  return Step::kept;
+}
+
+bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept {
+  return rest.size() == 1 && rest[0].agent == x.agent && rest[0].agent_event == x.agent_event;
+}
+
+bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const EventInfo*>& v) {
+  std::vector<EventInfo> rest = seq;
+  for (const EventInfo* x : v) {
+    const Step st = step(rest, *x);
+    if (st == Step::completed) return true;
+    if (st == Step::dropped) return false;
+  }
+  return false;
+}
+
 void RaceFinder::index_objects(const FinishedTrace& t) {
   for (auto& list : by_object_) list.clear();
   for (std::size_t k = 0; k < t.real; ++k)

@@ -48,7 +48,25 @@ struct FinishedTrace {
   bool was_enabled(std::size_t k, AgentId a) const;
   /// Bytes held (sizes, not capacities; for the memory statistics).
   std::size_t bytes() const;
+  /// The positions of the events race r's schedule runs before j (CAV'24,
+  /// Sec. 4): those after i that j needs. `preds` is scratch storage.
+  void schedule_events(const Race& r, std::vector<std::size_t>& preds,
+                       std::vector<std::size_t>& out) const;
 };
+
+/// How a sleep sequence (the unmatched events of an explored schedule u)
+/// fares when an execution runs one more event.
+enum class Step { kept, dropped, completed };
+
+/// Advances `rest` over the executed event x (CAV'24, Sec. 6, adapted): the
+/// execution keeps u as a happens-before prefix, so that u's branch covers
+/// it, while every event outside u is independent of what u still needs and
+/// u's own events run without reversing one of u's dependencies.
+Step step(std::vector<EventInfo>& rest, const EventInfo& x);
+/// True when running x would complete sleep sequence `rest`.
+bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept;
+/// True when running the events `v` in order completes `seq`.
+bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const EventInfo*>& v);
 
 /// Computes clocks and reversible races of finished traces. Holds only
 /// scratch storage, reused between traces.
