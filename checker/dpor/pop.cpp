@@ -14,6 +14,10 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdio>
+#include <cstdlib>
+#include <cstdio>
+#include <cstdlib>
 
 namespace heddle::dpor {
 namespace {
