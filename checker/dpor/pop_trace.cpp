@@ -212,23 +212,24 @@ bool RaceFinder::token_available(const FinishedTrace& t, const Access& take,
 bool RaceFinder::reversible(const FinishedTrace& t, std::size_t i, std::size_t j) const {
   const EventInfo& ej = t.events[j];
   if (!ej.conditional) return true;
-  // If j was already pending when i ran, the enabled set there says whether
-  // it could run instead. Otherwise assume it could, unless it takes a unit
-  // of a resource that was empty before i; a schedule whose agent turns out
-  // blocked is abandoned when it is reached (PopStats::infeasible).
+  // If j was already pending when i ran, the enabled sets say whether it
+  // could run once the schedule's events have run. Otherwise assume it
+  // could, unless it takes a unit of a resource that was empty before i; a
+  // schedule whose agent turns out blocked is abandoned when it is reached
+  // (PopStats::infeasible).
   const auto si = static_cast<std::int32_t>(i);
   const bool pending = t.prev_pos[j] < si && (ej.agent_event > 0 || t.created_by[j] < si);
   if (pending) {
     if (t.was_enabled(i, ej.agent)) return true;
-    // Not enabled when i ran, but an event after i that does not depend on
-    // i may have enabled it (a signal, a copy's completion): the schedule
-    // runs those before j (JACM 2017 checks reversibility after
-    // notdep(e, E), not at e). OptimalDpor asks the enabled set at i only,
-    // and so misses such traces (pallas_tpu/right_permute: 2 of 4).
-    for (std::size_t k = i + 1; k < std::min(j, t.real); ++k)
-      if (!t.happens_before(i, k) && t.happens_before(k, j) &&
-          conflicts(t.events[k].footprint, ej.footprint))
-        return true;
+    // Not enabled when i ran: the step that enabled it in this trace must
+    // not be i or depend on i (JACM 2017 checks reversibility after
+    // notdep(e, E), where that step has run, not at e). OptimalDpor asks
+    // the enabled set at i only and misses these traces (a DMA wait enabled
+    // by a copy that completes later: pallas_tpu/right_permute, 2 of 4).
+    // Judged by the step that enabled j here; a step that could have
+    // enabled it otherwise is not considered (none did on any test).
+    for (std::size_t q = i + 1; q <= std::min(j, t.real - 1); ++q)
+      if (t.was_enabled(q, ej.agent)) return q - 1 != i && !t.happens_before(i, q - 1);
     return false;
   }
   const Footprint& fp = j < t.real ? t.declared[j] : ej.footprint;
