@@ -104,32 +104,39 @@ class PopDpor {
     std::size_t bytes = 0;    // what it holds, slots included (the memory statistics)
   };
   static constexpr std::uint8_t kSchedule = 1;  // the event belongs to a schedule's v
-  static constexpr std::uint8_t kHead = 2;      // ... and is its first event
+  static constexpr std::uint8_t kHead = 2;      // ... and is its reversed (last) event
 
+  /// The frame of the running (or just finished) execution.
   Frame& top() { return frames_[top_ - 1]; }
   /// The frame that owns the slot of position p of the top frame's execution.
   std::size_t owner(std::size_t p) const;
   /// Adds `bytes` to what frame `frame` holds.
   void account(std::size_t frame, std::size_t bytes);
+  /// Bytes of one stored sequence.
   static std::size_t seq_bytes(const Seq& q);
   /// The slot of position p of the top frame's execution.
   Slot& slot(std::size_t p);
   /// Creates the slot of a fresh position p of the running execution.
   Slot& fresh_slot(std::size_t p, const std::vector<Event>& trace);
+  /// An enabled agent whose step completes no sleep sequence at p.
   AgentId free_choice(std::size_t p, const Choice& c, const Slot& s);
+  /// Refines the branch recorded for position p to the footprint it ran with.
   void finalize(std::size_t p, const std::vector<Event>& trace);
   /// Cuts the running schedule where its agent at p turned out blocked.
   void abandon_schedule(std::size_t p);
+  /// Stores the finished execution in the top frame with its races.
   void record_frame(const Execution& ex);
   /// Marks the schedule events of the top frame (inherited below the branch).
   void mark_schedule(Frame& f);
   /// Drops the races that parsimony leaves to another execution.
   void keep_parsimonious(Frame& f);
+  /// Appends the operations still pending at the end (deadlock, limits).
   void collect_pending(const Execution& ex, FinishedTrace& t);
   /// Pops races (and exhausted frames) until one gives a schedule to explore.
   bool advance();
   /// Builds the schedule of race r of `f` into plan_; false when redundant.
   bool schedule(Frame& f, const Race& r);
+  /// Updates the peak statistics.
   void measure();
 
   std::vector<Frame> frames_;     // [0, top_) live; the rest keep their storage
@@ -152,9 +159,9 @@ class PopDpor {
   RaceFinder finder_;
   std::vector<const EventInfo*> v_;  // the schedule being checked
   EventInfo moved_;                  // its last event, as declared
-  std::vector<std::size_t> heads_;
+  std::vector<std::size_t> heads_;   // schedule heads of the trace being analysed
   std::vector<std::size_t> preds_;   // direct predecessors of the moved event
-  std::vector<std::size_t> at_;      // positions of the schedule's events   // schedule heads of the trace being analysed
+  std::vector<std::size_t> at_;      // positions of the schedule's events
   PopStats stats_;
 };
 
