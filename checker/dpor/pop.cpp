@@ -258,7 +258,7 @@ void PopDpor::record_frame(const Execution& ex) {
     ++stats_.sleep_blocked;
   else
     collect_pending(ex, t);
-  finder_.compute_clocks(t);
+  finder_.compute_clocks(t, top_ > 1 ? &frames_[top_ - 2].trace : nullptr, branch_);
   mark_schedule(top());
   auto& races = top().races;
   races.clear();

@@ -126,7 +126,7 @@ void RaceFinder::candidates(const Footprint& fp, std::size_t limit) {
   }
 }
 
-void RaceFinder::compute_clocks(FinishedTrace& t) {
+void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, std::size_t same) {
   const std::size_t n = t.events.size();
   std::size_t agents = 0;
   for (const auto& e : t.events) agents = std::max<std::size_t>(agents, index(e.agent) + 1);
@@ -134,11 +134,20 @@ void RaceFinder::compute_clocks(FinishedTrace& t) {
   t.clocks.assign(n * agents, 0u);
   t.prev_pos.assign(n, -1);
   index_objects(t);
+  // A prefix shared with the parent has the parent's clocks (they depend
+  // on earlier events only); copy them when the rows have the same width.
+  std::size_t from = 0;
+  if (parent != nullptr && parent->stride == agents && same <= parent->real && same <= t.real) {
+    from = same;
+    std::copy(parent->clocks.begin(),
+              parent->clocks.begin() + static_cast<std::ptrdiff_t>(from * agents), t.clocks.begin());
+  }
   std::vector<std::int32_t> last(agents, -1);
   for (std::size_t k = 0; k < n; ++k) {
     const EventInfo& e = t.events[k];
     t.prev_pos[k] = last[index(e.agent)];
     last[index(e.agent)] = static_cast<std::int32_t>(k);
+    if (k < from) continue;
     std::uint32_t* row = &t.clocks[k * agents];
     auto join = [&](std::size_t other) {
       const std::uint32_t* o = &t.clocks[other * agents];

@@ -73,7 +73,10 @@ bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const Eve
 class RaceFinder {
  public:
   /// Fills `t.clocks` and `t.prev_pos` (program order, creation, conflicts).
-  void compute_clocks(FinishedTrace& t);
+  /// Positions below `same` ran as in `parent` (when given): their clocks
+  /// are copied from it.
+  void compute_clocks(FinishedTrace& t, const FinishedTrace* parent = nullptr,
+                      std::size_t same = 0);
   /// Appends to `out` the reversible races (i, j) with j in [from, to) or,
   /// when `pending`, j a pending operation. compute_clocks(t) ran just before.
   void find_races(const FinishedTrace& t, std::size_t from, std::size_t to, bool pending,
