@@ -1,6 +1,9 @@
 // dpor_bench: optimal DPOR on lastzero(15) and indexer(15) (the reference's
-// GenMC/Nidhugg comparison points). Prints executions, time, executions/s
-// and peak memory (getrusage maxrss). Usage: dpor_bench [kernel n]...
+// GenMC/Nidhugg comparison points). Prints executions, time, executions/s,
+// the strategy's peak exploration state and the process's peak memory
+// (getrusage maxrss). Usage: dpor_bench [kernel n [strategy]]... where the
+// strategy is dpor (the default) or pop; run one kernel per process to read
+// its peak RSS alone.
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -9,22 +12,40 @@
 
 #include "checker/explorer.hpp"
 
-int main(int argc, char** argv) {
-  std::vector<std::pair<std::string, std::string>> runs;
-  for (int i = 1; i + 1 < argc; i += 2) runs.emplace_back(argv[i], argv[i + 1]);
+namespace {
+struct Run {
+  std::string kernel, n, strategy = "dpor";
+};
+
+std::vector<Run> parse(int argc, char** argv) {
+  std::vector<Run> runs;
+  for (int i = 1; i + 1 < argc;) {
+    Run r{argv[i], argv[i + 1]};
+    i += 2;
+    // An optional third word names the strategy (kernels have a '/').
+    if (i < argc && std::string(argv[i]).find('/') == std::string::npos) r.strategy = argv[i++];
+    runs.push_back(r);
+  }
   if (runs.empty()) runs = {{"classic/lastzero", "15"}, {"classic/indexer", "15"}};
-  for (const auto& [name, n] : runs) {
-    const auto& k = heddle::find_kernel(name);
+  return runs;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const auto& run : parse(argc, argv)) {
+    const auto& k = heddle::find_kernel(run.kernel);
     heddle::RunConfig config;
-    config.strategy = "dpor";
-    auto r = heddle::explore(k, k.resolve({{"n", n}}), config);
+    config.strategy = run.strategy;
+    config.stop_at_first_bug = false;  // an exhaustive exploration, bugs or not
+    auto r = heddle::explore(k, k.resolve({{"n", run.n}}), config);
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
-    std::printf("%s(%s): %llu executions, %.2f s, %.0f executions/s, sleep-blocked %llu, "
-                "max depth %u, peak RSS %.1f MiB\n",
-                name.c_str(), n.c_str(), static_cast<unsigned long long>(r.stats.executions),
-                r.stats.seconds, r.stats.executions / r.stats.seconds,
+    std::printf("%s(%s) %s: %llu executions, %.2f s, %.0f executions/s, sleep-blocked %llu, "
+                "max depth %u, peak state %.1f KiB, peak RSS %.1f MiB\n",
+                run.kernel.c_str(), run.n.c_str(), run.strategy.c_str(),
+                static_cast<unsigned long long>(r.stats.executions), r.stats.seconds,
+                r.stats.executions / r.stats.seconds,
                 static_cast<unsigned long long>(r.stats.sleep_blocked), r.stats.max_depth,
-                ru.ru_maxrss / 1024.0);
+                r.stats.peak_state_bytes / 1024.0, ru.ru_maxrss / 1024.0);
   }
 }

@@ -164,7 +164,9 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
     limits.finish_after_bug = false;
     minimize_into(kernel, params, *bug_trace, pool, limits, result);
   }
-  result.stats.sleep_blocked = strategy->stats().sleep_blocked;
+  const StrategyStats strategy_stats = strategy->stats();
+  result.stats.sleep_blocked = strategy_stats.sleep_blocked;
+  result.stats.peak_state_bytes = strategy_stats.peak_state_bytes;
   result.stats.seconds = elapsed();
   return result;
 }

@@ -23,6 +23,7 @@ struct Choice {
 /// Counters a strategy may add to the run's statistics.
 struct StrategyStats {
   std::uint64_t sleep_blocked = 0;  // executions cut short by sleep sets
+  std::uint64_t peak_state_bytes = 0;  // exploration state held at once, at most (0: not measured)
 };
 
 /// An exploration strategy: which agent runs at each step of each execution.

@@ -1,6 +1,7 @@
-// dpor on the classic DPOR benchmarks: exactly the optimal number of traces
-// (one per Mazurkiewicz trace) and no sleep-set-blocked executions. The
-// expected counts are the Optimal column of shared/reference/dpor-benchmarks.md.
+// dpor and pop on the classic DPOR benchmarks: exactly the optimal number of
+// traces (one per Mazurkiewicz trace) and no sleep-set-blocked executions.
+// The expected counts are the Optimal column of
+// shared/reference/dpor-benchmarks.md.
 #include <catch2/catch.hpp>
 
 #include "test/support/harness.hpp"
@@ -15,15 +16,16 @@ struct Case {
   std::uint64_t deadlocks = 0;
 };
 
-RunResult run_dpor(const Case& c) {
+RunResult run_optimal(const Case& c, const std::string& strategy) {
   RunConfig config;
-  config.strategy = "dpor";
+  config.strategy = strategy;
   config.stop_at_first_bug = false;
   return test::run(c.kernel, c.params, config);
 }
 }  // namespace
 
-TEST_CASE("dpor explores exactly the optimal count on the classic benchmarks", "[dpor]") {
+TEST_CASE("dpor and pop explore exactly the optimal count on the classic benchmarks", "[dpor]") {
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "pop");
   const std::vector<Case> cases = {
       {"classic/lastzero", {{"n", "3"}}, 12},
       {"classic/lastzero", {{"n", "5"}}, 64},
@@ -63,8 +65,8 @@ TEST_CASE("dpor explores exactly the optimal count on the classic benchmarks", "
       {"classic/philosophers", {{"n", "6"}, {"order", "ring"}}, 63, 1},
   };
   for (const auto& c : cases) {
-    auto r = run_dpor(c);
-    INFO(c.kernel << " n=" << c.params.at("n") << (c.params.count("order") ? " " + c.params.at("order") : ""));
+    auto r = run_optimal(c, strategy);
+    INFO(strategy << " " << c.kernel << " n=" << c.params.at("n") << (c.params.count("order") ? " " + c.params.at("order") : ""));
     CHECK(r.exhaustive);
     CHECK(r.stats.executions == c.traces);
     CHECK(r.stats.sleep_blocked == 0);

@@ -1,0 +1,70 @@
+// pop against brute force on the TPU collectives, whose DMA semaphore waits
+// are enabled by a copy's completion that comes later in the trace: pop
+// must explore every Mazurkiewicz trace that dfs reaches, once.
+//
+// A trace is named by the order of its dependent event pairs. Agent ids
+// follow creation order, which differs between interleavings, so an event
+// is named by its agent's creation path (creating event, recursively) and
+// its index in that agent.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "checker/dpor/event.hpp"
+#include "test/support/harness.hpp"
+
+using namespace heddle;
+
+namespace {
+std::string name_of(const Execution& ex, std::size_t k) {
+  const Event& e = ex.trace()[k];
+  const Agent& a = *ex.agents()[index(e.agent)];
+  std::string who = a.created_by >= 0
+                        ? "(" + name_of(ex, static_cast<std::size_t>(a.created_by)) + ")"
+                        : std::to_string(index(e.agent));
+  return who + "." + std::to_string(e.agent_event);
+}
+
+/// The distinct traces a strategy explores, and its run's result.
+struct Classes {
+  std::set<std::set<std::string>> traces;
+  RunResult result;
+};
+
+Classes explore_classes(const std::string& kernel, const char* strategy) {
+  const auto& k = find_kernel(kernel);
+  RunConfig c;
+  c.strategy = strategy;
+  c.stop_at_first_bug = false;
+  Classes out;
+  out.result = explore(k, k.resolve({}), c, [&](const Execution& ex, Ending) {
+    const auto& t = ex.trace();
+    std::set<std::string> order;
+    for (std::size_t j = 0; j < t.size(); ++j)
+      for (std::size_t i = 0; i < j; ++i) {
+        auto a = dpor::event_info(t, i, false), b = dpor::event_info(t, j, false);
+        if (a.agent != b.agent && dpor::dependent(a, b))
+          order.insert(name_of(ex, i) + "<" + name_of(ex, j));
+      }
+    out.traces.insert(std::move(order));
+  });
+  return out;
+}
+}  // namespace
+
+TEST_CASE("pop explores every trace of the TPU collectives once", "[dpor]") {
+  // dfs: right_permute 920 executions in 4 traces, all_gather 44,880 in 4.
+  // (dpor explores 2 of the 4 in both: it asks whether a moved wait was
+  // enabled where the other event ran, before the copy that enables it.)
+  for (const char* kernel : {"pallas_tpu/right_permute", "pallas_tpu/all_gather"}) {
+    auto brute = explore_classes(kernel, "dfs");
+    auto pop = explore_classes(kernel, "pop");
+    INFO(kernel);
+    REQUIRE(brute.result.exhaustive);
+    REQUIRE(pop.result.exhaustive);
+    CHECK(pop.traces == brute.traces);
+    // Each trace once; a schedule that turns out infeasible may cost one
+    // blocked execution, counted as such.
+    CHECK(pop.result.stats.executions - pop.result.stats.sleep_blocked == brute.traces.size());
+  }
+}
