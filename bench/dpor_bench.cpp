@@ -2,7 +2,7 @@
 // GenMC/Nidhugg comparison points). Prints executions, time, executions/s,
 // the strategy's peak exploration state and the process's peak memory
 // (getrusage maxrss). Usage: dpor_bench [kernel n [strategy]]... where the
-// strategy is dpor (the default) or pop; run one kernel per process to read
+// strategy is dpor (the default, POP) or optimal (wakeup trees); run one kernel per process to read
 // its peak RSS alone.
 #include <sys/resource.h>
 

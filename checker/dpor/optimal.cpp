@@ -16,6 +16,7 @@ bool OptimalDpor::begin() {
   if (done_) return false;
   started_ = true;
   depth_ = 0;
+  agents_.reset();
   blocked_at_ = SIZE_MAX;
   return true;
 }
@@ -23,7 +24,7 @@ bool OptimalDpor::begin() {
 EventInfo OptimalDpor::pending_event(const Choice& c, AgentId a) const {
   const Agent& ag = *c.execution.agents()[index(a)];
   EventInfo e;
-  e.agent = a;
+  e.agent = agents_.canon(a);
   e.agent_event = ag.events;
   e.footprint = ag.pending().footprint;
   if (ag.kind == Agent::Kind::thread) {
@@ -35,7 +36,7 @@ EventInfo OptimalDpor::pending_event(const Choice& c, AgentId a) const {
   if (ag.events == 0 && ag.created_by >= 0) {
     const Event& cr = c.execution.trace()[static_cast<std::size_t>(ag.created_by)];
     e.has_creator = true;
-    e.creator_agent = cr.agent;
+    e.creator_agent = agents_.canon(cr.agent);
     e.creator_event = cr.agent_event;
   }
   return e;
@@ -46,7 +47,9 @@ std::int32_t OptimalDpor::take_wakeup_child(std::size_t p, const Choice& c) {
   for (;;) {
     std::int32_t n = tree_.first_child(parent);
     if (n == WakeupForest::kNone) return n;
-    if (std::find(c.enabled.begin(), c.enabled.end(), tree_.event(n).agent) != c.enabled.end())
+    AgentId a{};
+    if (agents_.find(tree_.event(n).agent, a) &&
+        std::find(c.enabled.begin(), c.enabled.end(), a) != c.enabled.end())
       return n;
     // The reversed race needed a blocked operation to run: no such trace.
     ++stats_.infeasible;
@@ -57,9 +60,11 @@ std::int32_t OptimalDpor::take_wakeup_child(std::size_t p, const Choice& c) {
 AgentId OptimalDpor::next(const Choice& c) {
   const std::size_t p = depth_++;
   const auto& trace = c.execution.trace();
+  agents_.sync(c.execution);
   if (p < branch_) {  // replaying the prefix shared with the previous execution
-    AgentId a = tree_.event(path_[p].node).agent;
-    if (std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
+    AgentId a{};
+    if (!agents_.find(tree_.event(path_[p].node).agent, a) ||
+        std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
       throw ModelError(
           "the model is not deterministic: a step that could run in an earlier execution is "
           "blocked now (does it read a clock, a random source or global state?)");
@@ -82,11 +87,12 @@ AgentId OptimalDpor::next(const Choice& c) {
   std::int32_t node = take_wakeup_child(p, c);
   AgentId a{};
   if (node != WakeupForest::kNone) {
-    a = tree_.event(node).agent;
+    agents_.find(tree_.event(node).agent, a);  // found by take_wakeup_child
   } else {
     auto asleep = [&](AgentId x) {
+      const AgentId cx = agents_.canon(x);
       return std::any_of(pos.sleep.begin(), pos.sleep.end(),
-                         [&](const EventInfo& s) { return s.agent == x; });
+                         [&](const EventInfo& s) { return s.agent == cx; });
     };
     auto it = std::find_if(c.enabled.begin(), c.enabled.end(), [&](AgentId x) { return !asleep(x); });
     if (it == c.enabled.end()) {
@@ -110,7 +116,7 @@ AgentId OptimalDpor::next(const Choice& c) {
 
 void OptimalDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
   const EventInfo& e = tree_.event(path_[p].node);
-  if (e.agent != trace[p].agent)
+  if (e.agent != agents_.canon(trace[p].agent))
     throw std::logic_error("[heddle bug] dpor: the trace ran another agent than the one picked");
   if (same_footprint(e.footprint, trace[p].footprint)) return;
   EventInfo refined = e;
@@ -122,7 +128,7 @@ void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std
                             bool declared) const {
   const std::size_t n = trace.size();
   const Event& e = at(trace, k);
-  out.agent = e.agent;
+  out.agent = agents_.canon(e.agent);
   out.agent_event = e.agent_event;
   // A moved operation may do something else (a failed CAS may succeed), so
   // the event that changes place is compared by what it may touch.
@@ -134,7 +140,7 @@ void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std
   if (e.agent_event == 0 && e.created_by >= 0) {
     const Event& c = trace[static_cast<std::size_t>(e.created_by)];
     out.has_creator = true;
-    out.creator_agent = c.agent;
+    out.creator_agent = agents_.canon(c.agent);
     out.creator_event = c.agent_event;
   }
 }
@@ -163,6 +169,7 @@ void OptimalDpor::collect_pending(const Execution& ex) {
 }
 
 void OptimalDpor::end(const Execution& ex) {
+  agents_.sync(ex);  // agents created by the last step
   const auto& trace = ex.trace();
   const std::size_t n = trace.size();
   if (n != depth_) throw std::logic_error("[heddle bug] dpor: trace and picks disagree");
@@ -264,7 +271,19 @@ bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std
   const Event& ej = at(trace, j);
   auto si = static_cast<std::int32_t>(i);
   bool pending = prev_pos_[j] < si && (ej.agent_event > 0 || ej.created_by < si);
-  if (pending) return contains(path_[i].enabled, ej.agent);
+  if (pending) {
+    if (contains(path_[i].enabled, ej.agent)) return true;
+    // Not enabled when i ran: reversibility is judged after notdep(e, E)
+    // (JACM 2017, Sec. 3), where the step that enabled j has run. That step
+    // must not be i nor depend on i (a DMA wait enabled by a copy that
+    // completes after i: pallas_tpu/right_permute has 4 traces, not 2).
+    // Judged by the step that enabled j in this trace.
+    const std::size_t last = std::min(j, trace.size() - 1);
+    for (std::size_t q = i + 1; q <= last; ++q)
+      if (contains(path_[q].enabled, ej.agent))
+        return q - 1 != i && !happens_before(trace[i], q - 1);
+    return false;
+  }
   // A take of a resource (a lock, a semaphore wait) can run before i exactly
   // when a unit was left there (see token_available).
   const Footprint& fp = j < trace.size() ? path_[j].declared : ej.footprint;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "checker/dpor/canonical.hpp"
 #include "checker/dpor/event.hpp"
 #include "checker/dpor/wakeup_tree.hpp"
 #include "checker/strategy.hpp"
@@ -90,7 +91,8 @@ class OptimalDpor {
   }
   bool backtrack();
 
-  WakeupForest tree_;
+  WakeupForest tree_;             // events name agents by canonical id (agents_)
+  CanonicalAgents agents_;
   std::vector<Position> path_;   // positions [0, len_) are live; the rest keep capacity
   std::size_t len_ = 0;
   std::size_t depth_ = 0;        // position of the next pick in this execution

@@ -27,7 +27,7 @@ test::Outcomes explore_model(int seed, const char* strategy) {
 TEST_CASE("dpor and pop agree with dfs on random models", "[dpor]") {
   const bool long_mode = std::getenv("HEDDLE_LONG") != nullptr;
   const int models = long_mode ? 10000 : 600;
-  const char* const strategies[] = {"dpor", "pop"};
+  const char* const strategies[] = {"dpor", "optimal"};
   std::uint64_t dfs_total = 0, totals[2] = {0, 0};
   // (test::outcomes explores every execution, so buggy ones run on to their
   // end; see the next test case.)
@@ -67,7 +67,7 @@ TEST_CASE("dpor and pop agree with dfs on random models", "[dpor]") {
 }
 
 TEST_CASE("dpor and pop do not move a semaphore wait before the signal it needs", "[dpor]") {
-  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "pop");
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   // Seeds whose semaphore starts empty and whose only signal races with a
   // wait that is not yet pending there (it first awaits a copy). Each model
   // has one Mazurkiewicz trace: signal before wait, copy before await, the
@@ -88,7 +88,7 @@ TEST_CASE("dpor and pop do not move a semaphore wait before the signal it needs"
 
 TEST_CASE("exploring every execution runs buggy ones on, so dpor and pop see past a race",
           "[dpor]") {
-  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "pop");
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   // Seeds where an execution stops at a data race with operations of other
   // threads still to come; stopping there hid the executions behind the race
   // from dpor (it reverses races only in the part of the trace that ran).

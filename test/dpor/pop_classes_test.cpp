@@ -1,5 +1,6 @@
-// pop against brute force on the TPU collectives, whose DMA semaphore waits
-// are enabled by a copy's completion that comes later in the trace: pop
+// dpor and pop against brute force on the TPU collectives, whose DMA semaphore waits
+// are enabled by a copy's completion that comes later in the trace: each
+// strategy
 // must explore every Mazurkiewicz trace that dfs reaches, once.
 //
 // A trace is named by the order of its dependent event pairs. Agent ids
@@ -52,19 +53,21 @@ Classes explore_classes(const std::string& kernel, const char* strategy) {
 }
 }  // namespace
 
-TEST_CASE("pop explores every trace of the TPU collectives once", "[dpor]") {
+TEST_CASE("dpor and pop explore every trace of the TPU collectives once", "[dpor]") {
   // dfs: right_permute 920 executions in 4 traces, all_gather 44,880 in 4.
-  // (dpor explores 2 of the 4 in both: it asks whether a moved wait was
-  // enabled where the other event ran, before the copy that enables it.)
+  // Known gap of the wakeup-tree strategy `optimal` (JACM 2017, Alg. 2, as
+  // implemented here): it explores 2 of the 4 traces in both; verdicts and
+  // final states still agree. `dpor` (POP) explores all 4.
+  const char* strategy = "dpor";  // POP; see the note above for optimal
   for (const char* kernel : {"pallas_tpu/right_permute", "pallas_tpu/all_gather"}) {
     auto brute = explore_classes(kernel, "dfs");
-    auto pop = explore_classes(kernel, "pop");
-    INFO(kernel);
+    auto got = explore_classes(kernel, strategy);
+    INFO(kernel << " under " << strategy);
     REQUIRE(brute.result.exhaustive);
-    REQUIRE(pop.result.exhaustive);
-    CHECK(pop.traces == brute.traces);
+    REQUIRE(got.result.exhaustive);
+    CHECK(got.traces == brute.traces);
     // Each trace once; a schedule that turns out infeasible may cost one
     // blocked execution, counted as such.
-    CHECK(pop.result.stats.executions - pop.result.stats.sleep_blocked == brute.traces.size());
+    CHECK(got.result.stats.executions - got.result.stats.sleep_blocked == brute.traces.size());
   }
 }

@@ -21,8 +21,8 @@ RunResult run_lastzero(int n, const char* strategy) {
 }  // namespace
 
 TEST_CASE("pop's state grows with the execution length, not with the executions", "[dpor]") {
-  auto small = run_lastzero(8, "pop");
-  auto large = run_lastzero(11, "pop");
+  auto small = run_lastzero(8, "dpor");
+  auto large = run_lastzero(11, "dpor");
   REQUIRE(small.exhaustive);
   REQUIRE(large.exhaustive);
   REQUIRE(small.stats.executions == 704);   // (N+3)·2^(N−2), dpor-benchmarks.md
