@@ -48,7 +48,10 @@ void Execution::start_new_threads() {
     auto& t = static_cast<ThreadAgent&>(a);
     t.started = true;
     run_thread_step(t);
-    if (bug_) return;
+    // An execution that runs on past its bug still starts every thread
+    // here, before the next step: starting the rest later would tie their
+    // setup (and what it issues) to whichever step happened to come next.
+    if (bug_ && !limits_.finish_after_bug) return;
   }
 }
 

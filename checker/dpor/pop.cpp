@@ -21,11 +21,12 @@
 
 namespace heddle::dpor {
 namespace {
-/// The operation agent `a` has pending at the pick described by `c`.
-EventInfo pending_event(const Choice& c, AgentId a) {
+/// The operation agent `a` has pending at the pick described by `c`,
+/// naming agents by their canonical ids.
+EventInfo pending_event(const Choice& c, AgentId a, const CanonicalAgents& ids) {
   const Agent& ag = *c.execution.agents()[index(a)];
   EventInfo e;
-  e.agent = a;
+  e.agent = ids.canon(a);
   e.agent_event = ag.events;
   e.footprint = ag.pending().footprint;
   if (ag.kind == Agent::Kind::thread) {
@@ -37,7 +38,7 @@ EventInfo pending_event(const Choice& c, AgentId a) {
   if (ag.events == 0 && ag.created_by >= 0) {
     const Event& cr = c.execution.trace()[static_cast<std::size_t>(ag.created_by)];
     e.has_creator = true;
-    e.creator_agent = cr.agent;
+    e.creator_agent = ids.canon(cr.agent);
     e.creator_event = cr.agent_event;
   }
   return e;
@@ -54,6 +55,7 @@ bool PopDpor::begin() {
     frames_[0].own_from = 0;
   }
   depth_ = 0;
+  agents_.reset();
   followed_to_ = 0;
   blocked_at_ = SIZE_MAX;
   declared_.clear();
@@ -99,7 +101,7 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
   // The sleep sequences before p-1, and the branches started there before
   // this execution's, advanced over the event p-1 ran.
   const Slot& prev = slot(p - 1);
-  const EventInfo x = event_info(trace, p - 1, conditional_[p - 1] != 0);
+  const EventInfo x = info_at(trace, p - 1);
   auto carry = [&](const Seq& seq) {
     Seq rest = seq;
     switch (step(rest, x)) {
@@ -123,7 +125,7 @@ AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
   // agent whose step does not complete a sleep sequence (nor, at a branch
   // point, a branch started there).
   for (AgentId a : c.enabled) {
-    const EventInfo x = pending_event(c, a);
+    const EventInfo x = pending_event(c, a, agents_);
     auto done = [&](const Seq& seq) { return completes(seq, x); };
     if (std::none_of(s.sleep.begin(), s.sleep.end(), done) &&
         std::none_of(s.started.begin(), s.started.end(), done))
@@ -138,17 +140,19 @@ AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
 AgentId PopDpor::next(const Choice& c) {
   const std::size_t p = depth_++;
   const auto& trace = c.execution.trace();
+  agents_.sync(c.execution);
   enabled_at_.push_back(static_cast<std::uint32_t>(enabled_.size()));
-  enabled_.insert(enabled_.end(), c.enabled.begin(), c.enabled.end());
+  for (AgentId x : c.enabled) enabled_.push_back(agents_.canon(x));
   if (p > 0) finalize(p - 1, trace);
-  auto enabled = [&](AgentId a) {
-    return std::find(c.enabled.begin(), c.enabled.end(), a) != c.enabled.end();
+  // Plans name agents by canonical id; `a` becomes the running agent's id.
+  auto enabled = [&](AgentId canon, AgentId& a) {
+    return agents_.find(canon, a) &&
+           std::find(c.enabled.begin(), c.enabled.end(), a) != c.enabled.end();
   };
   AgentId a{};
   Slot* s = nullptr;
   if (p < branch_) {  // the prefix shared with the frame the schedule came from
-    a = plan_[p];
-    if (!enabled(a))
+    if (!enabled(plan_[p], a))
       throw ModelError(
           "the model is not deterministic: a step that could run in an earlier execution is "
           "blocked now (does it read a clock, a random source or global state?)");
@@ -156,8 +160,7 @@ AgentId PopDpor::next(const Choice& c) {
     s = p < top().own_from ? &slot(p) : &fresh_slot(p, trace);
     bool chosen = false;
     if (following_ && p < plan_.size()) {
-      if (enabled(plan_[p])) {
-        a = plan_[p];
+      if (enabled(plan_[p], a)) {
         chosen = true;
         followed_to_ = p + 1;
       } else {  // the reversal needed a blocked operation to run: no such trace
@@ -168,7 +171,7 @@ AgentId PopDpor::next(const Choice& c) {
     }
     if (!chosen) a = free_choice(p, c, *s);
   }
-  EventInfo pe = pending_event(c, a);
+  EventInfo pe = pending_event(c, a, agents_);
   declared_.push_back(pe.footprint);
   conditional_.push_back(pe.conditional ? 1 : 0);
   // A fresh position, or a branch point whose schedule could not run,
@@ -199,7 +202,7 @@ void PopDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
   // Refined after the fact (a failed CAS only reads): the branch started at
   // p, and the event of the schedule that p ran.
   auto refine = [&](EventInfo& e) {
-    if (e.agent != trace[p].agent || e.agent_event != trace[p].agent_event)
+    if (e.agent != agents_.canon(trace[p].agent) || e.agent_event != trace[p].agent_event)
       throw std::logic_error("[heddle bug] pop: the trace ran another step than the one picked");
     if (!same_footprint(e.footprint, trace[p].footprint)) e.footprint = trace[p].footprint;
   };
@@ -224,14 +227,14 @@ void PopDpor::collect_pending(const Execution& ex, FinishedTrace& t) {
       const auto& as = static_cast<const AsyncAgent&>(*a);
       e.conditional = static_cast<bool>(as.phases[as.next].enabled);
     }
-    e.agent = a->id;
+    e.agent = agents_.canon(a->id);
     e.agent_event = a->events;
     e.footprint = a->pending().footprint;
     const std::int32_t cb = a->events == 0 ? a->created_by : -1;
     if (cb >= 0) {
       const Event& cr = trace[static_cast<std::size_t>(cb)];
       e.has_creator = true;
-      e.creator_agent = cr.agent;
+      e.creator_agent = agents_.canon(cr.agent);
       e.creator_event = cr.agent_event;
     }
     t.events.push_back(std::move(e));
@@ -246,7 +249,7 @@ void PopDpor::record_frame(const Execution& ex) {
   t.clear();
   t.real = n;
   for (std::size_t k = 0; k < n; ++k) {
-    t.events.push_back(event_info(trace, k, conditional_[k] != 0));
+    t.events.push_back(info_at(trace, k));
     t.created_by.push_back(trace[k].created_by);
   }
   t.declared.assign(declared_.begin(), declared_.end());
@@ -309,7 +312,15 @@ void PopDpor::keep_parsimonious(Frame& f) {
   stats_.pruned += before - f.races.size();
 }
 
+EventInfo PopDpor::info_at(const std::vector<Event>& trace, std::size_t k) const {
+  EventInfo e = event_info(trace, k, conditional_[k] != 0);
+  e.agent = agents_.canon(e.agent);
+  if (e.has_creator) e.creator_agent = agents_.canon(e.creator_agent);
+  return e;
+}
+
 void PopDpor::end(const Execution& ex) {
+  agents_.sync(ex);  // agents created by the last step
   const std::size_t n = ex.trace().size();
   if (n != depth_) throw std::logic_error("[heddle bug] pop: trace and picks disagree");
   if (n > 0) finalize(n - 1, ex.trace());

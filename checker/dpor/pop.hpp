@@ -51,6 +51,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "checker/dpor/canonical.hpp"
 #include "checker/dpor/event.hpp"
 #include "checker/dpor/pop_trace.hpp"
 #include "checker/strategy.hpp"
@@ -132,6 +133,8 @@ class PopDpor {
   void keep_parsimonious(Frame& f);
   /// Appends the operations still pending at the end (deadlock, limits).
   void collect_pending(const Execution& ex, FinishedTrace& t);
+  /// Position k of the running execution, agents named by canonical id.
+  EventInfo info_at(const std::vector<Event>& trace, std::size_t k) const;
   /// Pops races (and exhausted frames) until one gives a schedule to explore.
   bool advance();
   /// Builds the schedule of race r of `f` into plan_; false when redundant.
@@ -157,6 +160,7 @@ class PopDpor {
   std::vector<AgentId> enabled_;
   std::vector<std::uint32_t> enabled_at_;
   RaceFinder finder_;
+  CanonicalAgents agents_;  // events and plans name agents by canonical id
   std::vector<const EventInfo*> v_;  // the schedule being checked
   EventInfo moved_;                  // its last event, as declared
   std::vector<std::size_t> heads_;   // schedule heads of the trace being analysed
