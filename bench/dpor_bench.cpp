@@ -1,9 +1,10 @@
-// dpor_bench: optimal DPOR on lastzero(15) and indexer(15) (the reference's
+// dpor_bench: DPOR on lastzero(15) and indexer(15) (the reference's
 // GenMC/Nidhugg comparison points). Prints executions, time, executions/s,
 // the strategy's peak exploration state and the process's peak memory
-// (getrusage maxrss). Usage: dpor_bench [kernel n [strategy]]... where the
-// strategy is dpor (the default, POP) or optimal (wakeup trees); run one kernel per process to read
-// its peak RSS alone.
+// (getrusage maxrss), then runs as many executions under seeded random
+// scheduling: a baseline measured in the same run. Usage:
+// dpor_bench [kernel n [strategy]]..., strategy dpor (the default, POP) or
+// optimal (wakeup trees); run one kernel per process to read its peak RSS.
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -47,5 +48,17 @@ int main(int argc, char** argv) {
                 r.stats.executions / r.stats.seconds,
                 static_cast<unsigned long long>(r.stats.sleep_blocked), r.stats.max_depth,
                 r.stats.peak_state_bytes / 1024.0, ru.ru_maxrss / 1024.0);
+    // The same-run baseline: as many executions under seeded random
+    // scheduling, which only runs the model (no analysis, no state). The
+    // ratio is what exploration costs on top of running the executions.
+    heddle::RunConfig floor;
+    floor.strategy = "random";
+    floor.seed = 1;
+    floor.stop_at_first_bug = false;
+    floor.minimize = false;
+    floor.max_executions = r.stats.executions;
+    auto f = heddle::explore(k, k.resolve({{"n", run.n}}), floor);
+    std::printf("  baseline (random, same executions): %.2f s; %s / baseline = %.2f\n",
+                f.stats.seconds, run.strategy.c_str(), r.stats.seconds / f.stats.seconds);
   }
 }
