@@ -1,4 +1,4 @@
-// dpor and pop on the classic DPOR benchmarks: exactly the optimal number of
+// dpor (POP) and optimal (wakeup trees) on the classic DPOR benchmarks: exactly the optimal number of
 // traces (one per Mazurkiewicz trace) and no sleep-set-blocked executions.
 // The expected counts are the Optimal column of
 // shared/reference/dpor-benchmarks.md.
@@ -24,7 +24,7 @@ RunResult run_optimal(const Case& c, const std::string& strategy) {
 }
 }  // namespace
 
-TEST_CASE("dpor and pop explore exactly the optimal count on the classic benchmarks", "[dpor]") {
+TEST_CASE("dpor and optimal explore exactly the optimal count on the classic benchmarks", "[dpor]") {
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   const std::vector<Case> cases = {
       {"classic/lastzero", {{"n", "3"}}, 12},

@@ -1,4 +1,4 @@
-// dfs against dpor and pop on random small models: the same set of final
+// dfs against dpor (POP) and optimal (wakeup trees) on random small models: the same set of final
 // states and the same set of verdicts. HEDDLE_LONG=1 runs 10,000 models
 // instead of 600.
 #include <catch2/catch.hpp>
@@ -24,7 +24,7 @@ test::Outcomes explore_model(int seed, const char* strategy) {
 }
 }  // namespace
 
-TEST_CASE("dpor and pop agree with dfs on random models", "[dpor]") {
+TEST_CASE("dpor and optimal agree with dfs on random models", "[dpor]") {
   const bool long_mode = std::getenv("HEDDLE_LONG") != nullptr;
   const int models = long_mode ? 10000 : 600;
   const char* const strategies[] = {"dpor", "optimal"};
@@ -38,8 +38,8 @@ TEST_CASE("dpor and pop agree with dfs on random models", "[dpor]") {
   // Counted here, bounded below: 0 of the 600 models and 4 of the 10,000 of
   // HEDDLE_LONG (before semaphores were counted and races had to be
   // immediate: 4 of 600, 59 of 10,000; 2 of 10,000 before buggy executions
-  // ran on to their end, which then disagreed with dfs on 10 models). pop
-  // shares the race rules, hence the gap (it abandons such a schedule and
+  // ran on to their end, which then disagreed with dfs on 10 models). dpor
+  // (POP) shares the race rules, hence the gap (it abandons such a schedule and
   // goes on freely, see PopStats::infeasible).
   int blocked_models[2] = {0, 0};
   for (int seed = 1; seed <= models; ++seed) {
@@ -66,7 +66,7 @@ TEST_CASE("dpor and pop agree with dfs on random models", "[dpor]") {
   }
 }
 
-TEST_CASE("dpor and pop do not move a semaphore wait before the signal it needs", "[dpor]") {
+TEST_CASE("dpor and optimal do not move a semaphore wait before the signal it needs", "[dpor]") {
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   // Seeds whose semaphore starts empty and whose only signal races with a
   // wait that is not yet pending there (it first awaits a copy). Each model
@@ -86,7 +86,7 @@ TEST_CASE("dpor and pop do not move a semaphore wait before the signal it needs"
   }
 }
 
-TEST_CASE("exploring every execution runs buggy ones on, so dpor and pop see past a race",
+TEST_CASE("exploring every execution runs buggy ones on, so dpor and optimal see past a race",
           "[dpor]") {
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   // Seeds where an execution stops at a data race with operations of other

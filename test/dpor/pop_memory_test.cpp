@@ -1,4 +1,4 @@
-// pop keeps no unexplored schedule: its exploration state (the stack of
+// dpor (POP) keeps no unexplored schedule: its exploration state (the stack of
 // finished executions with their slots and races) is bounded by a
 // polynomial in the execution length, whatever the number of executions.
 // lastzero(11) has 10.2 times the executions of lastzero(8) (7,168 and 704)
@@ -20,7 +20,7 @@ RunResult run_lastzero(int n, const char* strategy) {
 }
 }  // namespace
 
-TEST_CASE("pop's state grows with the execution length, not with the executions", "[dpor]") {
+TEST_CASE("dpor's state grows with the execution length, not with the executions", "[dpor]") {
   auto small = run_lastzero(8, "dpor");
   auto large = run_lastzero(11, "dpor");
   REQUIRE(small.exhaustive);

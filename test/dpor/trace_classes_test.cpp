@@ -1,12 +1,12 @@
-// dpor and pop against brute force on the TPU collectives, whose DMA semaphore waits
-// are enabled by a copy's completion that comes later in the trace: each
-// strategy
-// must explore every Mazurkiewicz trace that dfs reaches, once.
+// dpor against brute force: dfs's executions grouped into Mazurkiewicz
+// traces, against the traces dpor explores: every one, once. On the TPU
+// collectives (DMA semaphore waits enabled by a copy's completion that
+// comes later in the trace) and on random models.
 //
-// A trace is named by its events and the order of its dependent pairs. Agent ids
-// follow creation order, which differs between interleavings, so an event
-// is named by its agent's creation path (creating event, recursively) and
-// its index in that agent.
+// A trace is named by its events and the order of its dependent pairs.
+// Agent ids follow creation order, which differs between interleavings, so
+// an event is named by its agent's creation path (creating event,
+// recursively) and its index in that agent.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -58,7 +58,7 @@ Classes explore_classes(const std::string& kernel, const char* strategy,
 }
 }  // namespace
 
-TEST_CASE("dpor and pop explore every trace of the TPU collectives once", "[dpor]") {
+TEST_CASE("dpor explores every trace of the TPU collectives once", "[dpor]") {
   // dfs: right_permute 920 executions in 4 traces, all_gather 44,880 in 4.
   // Known gap of the wakeup-tree strategy `optimal` (JACM 2017, Alg. 2, as
   // implemented here): it explores 2 of the 4 traces in both; verdicts and
