@@ -17,6 +17,11 @@ namespace {
 thread_local std::size_t t_agents_hint = 0;
 thread_local std::size_t t_objects_hint = 0;
 thread_local std::size_t t_owned_hint = 0;
+// Thread agents and arenas of finished executions on this OS thread, for
+// the next ones: an execution's agents and model objects then cost no heap
+// allocation. (Nested executions each take their own.)
+thread_local std::vector<std::unique_ptr<ThreadAgent>> t_spare_threads;
+thread_local std::vector<std::unique_ptr<Arena>> t_spare_arenas;
 }  // namespace
 
 Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits), pool_(pool) {
@@ -25,20 +30,38 @@ Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits),
   agents_.reserve(t_agents_hint);
   object_names_.reserve(t_objects_hint);
   owned_.reserve(t_owned_hint);
+  if (t_spare_arenas.empty()) {
+    arena_ = new Arena;
+  } else {
+    arena_ = t_spare_arenas.back().release();
+    t_spare_arenas.pop_back();
+  }
 }
 
 Execution::~Execution() {
   t_agents_hint = agents_.size();
   t_objects_hint = object_names_.size();
   t_owned_hint = owned_.size();
-  // Unwind unfinished fibers while this execution is still current, since
-  // model destructors may touch it; then drop the agents.
-  for (auto& a : agents_) {
-    if (a->kind == Agent::Kind::thread) static_cast<ThreadAgent&>(*a).fiber.reset();
-  }
+  // While this execution is still current (model destructors may touch it):
+  // unwind the fibers stopped inside a body and park the idle ones in the
+  // pool, then destroy the thread bodies, the agents and the model objects.
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread) pool_.give_back(std::move(static_cast<ThreadAgent&>(*a).fiber));
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread) static_cast<ThreadAgent&>(*a).body = nullptr;
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread)
+      t_spare_threads.emplace_back(static_cast<ThreadAgent*>(a.release()));
   agents_.clear();
   owned_.clear();
+  arena_->rewind();
+  t_spare_arenas.emplace_back(arena_);
   detail::current_execution = previous_;
+}
+
+void Execution::thread_main(void* agent) {
+  auto& t = *static_cast<ThreadAgent*>(agent);
+  t.execution->run_thread_body(t, t.body);
 }
 
 void Execution::no_current_execution() {
@@ -64,11 +87,17 @@ std::string Execution::unique_name(std::string name) {
 AgentId Execution::spawn(std::string name, std::function<void()> body) {
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
   name = unique_name(std::move(name));
-  auto wrapped = [this, id, body = std::move(body)] {
-    auto& t = static_cast<ThreadAgent&>(*agents_[index(id)]);
-    run_thread_body(t, body);
-  };
-  auto t = std::make_unique<ThreadAgent>(id, std::move(name), pool_, std::move(wrapped));
+  std::unique_ptr<ThreadAgent> t;
+  if (t_spare_threads.empty()) {
+    t = std::make_unique<ThreadAgent>(id, std::move(name), std::move(body));
+  } else {
+    t = std::move(t_spare_threads.back());
+    t_spare_threads.pop_back();
+    t->reset(id, std::move(name), std::move(body));
+  }
+  t->execution = this;
+  t->fiber = pool_.take_fiber();
+  t->fiber->start(&Execution::thread_main, t.get());
   Agent& parent = running_ ? *running_ : host_;
   t->clock = parent.clock;
   t->commit = parent.commit;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checker/agent.hpp"
+#include "checker/arena.hpp"
 #include "checker/report.hpp"
 #include "checker/sync.hpp"
 
@@ -74,10 +75,12 @@ class Execution {
   /// Registers a named object (sync object or region) and returns its id.
   ObjectId add_object(std::string name);
   const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
-  /// Allocates a T owned by this execution (models keep references to it).
+  /// Allocates a T owned by this execution (models keep references to it),
+  /// in the execution's arena; it is destroyed when the execution ends.
   template <class T, class... A>
   T& make(A&&... args) {
-    auto holder = std::make_shared<T>(std::forward<A>(args)...);
+    auto holder = std::allocate_shared<T>(std::pmr::polymorphic_allocator<T>(arena_),
+                                          std::forward<A>(args)...);
     T& ref = *holder;
     owned_.push_back(std::move(holder));
     return ref;
@@ -148,6 +151,8 @@ class Execution {
 
  private:
   [[noreturn]] static void no_current_execution();
+  /// Entry of every thread's fiber: runs the ThreadAgent `agent`'s body.
+  static void thread_main(void* agent);
   /// `name`, or `name#k` with the smallest k >= 2 that no agent has yet.
   std::string unique_name(std::string name);
   void start_new_threads();
@@ -163,6 +168,7 @@ class Execution {
 
   ExecutionLimits limits_;
   StackPool& pool_;
+  Arena* arena_ = nullptr;  // model objects (make); recycled between executions
   Strategy* strategy_ = nullptr;
   std::vector<std::unique_ptr<Agent>> agents_;
   std::vector<std::string> object_names_;
