@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "checker/errors.hpp"
 #include "checker/strategy.hpp"
@@ -22,12 +23,21 @@ thread_local std::size_t t_owned_hint = 0;
 // allocation. (Nested executions each take their own.)
 thread_local std::vector<std::unique_ptr<ThreadAgent>> t_spare_threads;
 thread_local std::vector<std::unique_ptr<Arena>> t_spare_arenas;
+
+// FNV-1a: agent names are a few bytes, where it beats std::hash.
+std::size_t name_hash(std::string_view s) noexcept {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return static_cast<std::size_t>(h);
+}
 }  // namespace
 
 Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits), pool_(pool) {
   previous_ = detail::current_execution;
   detail::current_execution = this;
   agents_.reserve(t_agents_hint);
+  ready_.reserve(t_agents_hint);
+  name_hash_.reserve(t_agents_hint);
   object_names_.reserve(t_objects_hint);
   owned_.reserve(t_owned_hint);
   if (t_spare_arenas.empty()) {
@@ -71,11 +81,11 @@ void Execution::no_current_execution() {
 
 std::string Execution::unique_name(std::string name) {
   auto taken = [&](const std::string& n) {
-    // Names mostly differ in their last character ("T1", "T2"): test it first.
-    return std::any_of(agents_.begin(), agents_.end(), [&](auto& a) {
-      return a->name.size() == n.size() && (n.empty() || a->name.back() == n.back()) &&
-             a->name == n;
-    });
+    // Compare names only where the hashes agree (a scan of integers).
+    const std::size_t h = name_hash(n);
+    for (std::size_t i = 0; i < agents_.size(); ++i)
+      if (name_hash_[i] == h && agents_[i]->name == n) return true;
+    return false;
   };
   if (!taken(name)) return name;
   for (int k = 2;; ++k) {
@@ -104,7 +114,7 @@ AgentId Execution::spawn(std::string name, std::function<void()> body) {
   t->clock.set(id, 1);
   t->created_by = trace_.empty() || running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
   if (running_) running_->clock.tick(running_->id);
-  agents_.push_back(std::move(t));
+  add_agent(std::move(t));
   return id;
 }
 
@@ -118,8 +128,16 @@ AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::sourc
   a->clock.set(id, 1);
   a->created_by = running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
   if (running_) running_->clock.tick(running_->id);
-  agents_.push_back(std::move(a));
+  add_agent(std::move(a));
   return id;
+}
+
+void Execution::add_agent(std::unique_ptr<Agent> a) {
+  name_hash_.push_back(name_hash(a->name));
+  // A thread has nothing pending until it starts; an async agent's phase
+  // may have a condition.
+  ready_.push_back(a->kind == Agent::Kind::thread || a->finished ? kIdle : kAsk);
+  agents_.push_back(std::move(a));
 }
 
 ObjectId Execution::add_object(std::string name) {
@@ -134,7 +152,9 @@ void Execution::visible(PendingOp op) {
 }
 
 void Execution::publish() {
-  static_cast<ThreadAgent&>(*running_).has_pending = true;
+  auto& t = static_cast<ThreadAgent&>(*running_);
+  t.has_pending = true;
+  ready_[index(t.id)] = t.op.enabled.conditional() ? kAsk : kReady;
   Fiber::suspend();
   // Resumed by the controller: the caller now performs the operation.
 }
@@ -240,14 +260,23 @@ Ending Execution::run(Strategy& strategy) {
   for (;;) {
     start_new_threads();
     if (bug_ && !limits_.finish_after_bug) return Ending::bug;
-    enabled.clear();
-    for (const auto& a : agents_) {
-      // ThreadAgent is final: a direct call saves the virtual dispatch per agent per step.
-      const bool on = a->kind == Agent::Kind::thread
-                          ? static_cast<const ThreadAgent&>(*a).ThreadAgent::enabled()
-                          : a->enabled();
-      if (on) enabled.push_back(a->id);
+    // The agents' scan states (ready_) decide without touching the agents,
+    // and without a branch per agent; only kAsk agents are asked.
+    enabled.resize(ready_.size());
+    std::size_t on = 0;
+    bool ask = false;
+    for (std::size_t i = 0; i < ready_.size(); ++i) {
+      enabled[on] = AgentId{static_cast<std::uint32_t>(i)};
+      on += ready_[i] == kReady;
+      ask |= ready_[i] == kAsk;
     }
+    if (ask) {
+      on = 0;
+      for (std::size_t i = 0; i < ready_.size(); ++i)
+        if (ready_[i] == kReady || (ready_[i] == kAsk && agents_[i]->enabled()))
+          enabled[on++] = AgentId{static_cast<std::uint32_t>(i)};
+    }
+    enabled.resize(on);
     if (enabled.empty()) {
       for (const auto& a : agents_)
         if (a->kind == Agent::Kind::thread && !a->finished) {
@@ -284,10 +313,12 @@ void Execution::run_async_step(AsyncAgent& a) {
     fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
   }
   running_ = nullptr;
-  if (++a.next == a.phases.size())
+  if (++a.next == a.phases.size()) {
     a.finished = true;
-  else
+    ready_[index(a.id)] = kIdle;
+  } else {
     a.load_next();
+  }
 }
 
 void Execution::run_exit_checks() {

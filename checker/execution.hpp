@@ -155,6 +155,8 @@ class Execution {
   static void thread_main(void* agent);
   /// `name`, or `name#k` with the smallest k >= 2 that no agent has yet.
   std::string unique_name(std::string name);
+  /// Appends `a` to the agents, with its name hash and scan state.
+  void add_agent(std::unique_ptr<Agent> a);
   void start_new_threads();
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
@@ -171,6 +173,12 @@ class Execution {
   Arena* arena_ = nullptr;  // model objects (make); recycled between executions
   Strategy* strategy_ = nullptr;
   std::vector<std::unique_ptr<Agent>> agents_;
+  // Per agent, what the run loop's scan needs without touching the agent:
+  // kIdle (finished, or no operation pending), kReady (an operation without
+  // a blocking condition is pending), kAsk (ask Agent::enabled()).
+  enum : std::uint8_t { kIdle, kReady, kAsk };
+  std::vector<std::uint8_t> ready_;
+  std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
   std::vector<std::string> object_names_;
   std::vector<std::shared_ptr<void>> owned_;
   std::vector<std::function<void()>> exit_checks_;
