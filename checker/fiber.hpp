@@ -38,7 +38,11 @@ class StackPool {
   void give_back(std::unique_ptr<Fiber> f) noexcept;
 
  private:
-  struct Stack { char* base; std::size_t total; };
+  struct Stack {
+    char* base;
+    std::size_t total;      // guard page included
+    std::size_t color = 0;  // bytes left unused at the top (see allocate)
+  };
   std::size_t bytes_;
   std::size_t page_;
   std::vector<Stack> all_;
