@@ -63,6 +63,7 @@ Execution::~Execution() {
     if (a->kind == Agent::Kind::thread)
       t_spare_threads.emplace_back(static_cast<ThreadAgent*>(a.release()));
   agents_.clear();
+  for (const Owned& o : owned_) o.destroy(o.object);
   owned_.clear();
   arena_->rewind();
   t_spare_arenas.emplace_back(arena_);

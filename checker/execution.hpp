@@ -1,7 +1,9 @@
 // One execution of a kernel model: its agents, objects, trace and bug.
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -79,11 +81,11 @@ class Execution {
   /// in the execution's arena; it is destroyed when the execution ends.
   template <class T, class... A>
   T& make(A&&... args) {
-    auto holder = std::allocate_shared<T>(std::pmr::polymorphic_allocator<T>(arena_),
-                                          std::forward<A>(args)...);
-    T& ref = *holder;
-    owned_.push_back(std::move(holder));
-    return ref;
+    // Room first, so that a constructed object is always recorded for destruction.
+    if (owned_.size() == owned_.capacity()) owned_.reserve(std::max<std::size_t>(16, 2 * owned_.size()));
+    T* obj = ::new (arena_->allocate(sizeof(T), alignof(T))) T(std::forward<A>(args)...);
+    owned_.push_back(Owned{obj, [](void* p) noexcept { static_cast<T*>(p)->~T(); }});
+    return *obj;
   }
   /// From a thread: publishes `op` and suspends until the controller runs it.
   /// From setup or an async phase, runs nothing and returns at once.
@@ -180,7 +182,13 @@ class Execution {
   std::vector<std::uint8_t> ready_;
   std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
   std::vector<std::string> object_names_;
-  std::vector<std::shared_ptr<void>> owned_;
+  // An object made by make(): destroyed, in creation order, when the
+  // execution ends; its memory belongs to arena_.
+  struct Owned {
+    void* object;
+    void (*destroy)(void*) noexcept;
+  };
+  std::vector<Owned> owned_;
   std::vector<std::function<void()>> exit_checks_;
   std::vector<std::pair<std::string, std::string>> observed_;
   std::vector<std::string> notes_;
