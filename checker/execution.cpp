@@ -80,7 +80,7 @@ void Execution::no_current_execution() {
                          "created inside a kernel's setup or its threads");
 }
 
-std::string Execution::unique_name(std::string name) {
+void Execution::unique_name(std::string& name) const {
   auto taken = [&](const std::string& n) {
     // Compare names only where the hashes agree (a scan of integers).
     const std::size_t h = name_hash(n);
@@ -88,16 +88,19 @@ std::string Execution::unique_name(std::string name) {
       if (name_hash_[i] == h && agents_[i]->name == n) return true;
     return false;
   };
-  if (!taken(name)) return name;
+  if (!taken(name)) return;
   for (int k = 2;; ++k) {
     std::string candidate = fmt::format("{}#{}", name, k);
-    if (!taken(candidate)) return candidate;
+    if (!taken(candidate)) {
+      name = std::move(candidate);
+      return;
+    }
   }
 }
 
 AgentId Execution::spawn(std::string name, std::function<void()> body) {
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  name = unique_name(std::move(name));
+  unique_name(name);
   std::unique_ptr<ThreadAgent> t;
   if (t_spare_threads.empty()) {
     t = std::make_unique<ThreadAgent>(id, std::move(name), std::move(body));
@@ -121,7 +124,7 @@ AgentId Execution::spawn(std::string name, std::function<void()> body) {
 
 AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::source_location loc) {
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  name = unique_name(std::move(name));
+  unique_name(name);
   Agent& parent = running_ ? *running_ : host_;
   auto a = std::make_unique<AsyncAgent>(id, std::move(name), parent.id, std::move(phases), loc);
   a->clock = parent.clock;
@@ -141,7 +144,7 @@ void Execution::add_agent(std::unique_ptr<Agent> a) {
   agents_.push_back(std::move(a));
 }
 
-ObjectId Execution::add_object(std::string name) {
+ObjectId Execution::add_object(std::string&& name) {
   object_names_.push_back(std::move(name));
   return ObjectId{static_cast<std::uint32_t>(object_names_.size() - 1)};
 }

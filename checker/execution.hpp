@@ -75,7 +75,7 @@ class Execution {
   /// Creates an async agent issued by the current agent (or the host in setup).
   AgentId issue(std::string name, std::vector<Phase> phases, std::source_location loc);
   /// Registers a named object (sync object or region) and returns its id.
-  ObjectId add_object(std::string name);
+  ObjectId add_object(std::string&& name);
   const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
   /// Allocates a T owned by this execution (models keep references to it),
   /// in the execution's arena; it is destroyed when the execution ends.
@@ -155,8 +155,9 @@ class Execution {
   [[noreturn]] static void no_current_execution();
   /// Entry of every thread's fiber: runs the ThreadAgent `agent`'s body.
   static void thread_main(void* agent);
-  /// `name`, or `name#k` with the smallest k >= 2 that no agent has yet.
-  std::string unique_name(std::string name);
+  /// Makes `name` unique in place: `name`, or `name#k` with the smallest
+  /// k >= 2 that no agent has yet.
+  void unique_name(std::string& name) const;
   /// Appends `a` to the agents, with its name hash and scan state.
   void add_agent(std::unique_ptr<Agent> a);
   void start_new_threads();
