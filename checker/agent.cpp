@@ -2,10 +2,20 @@
 
 namespace heddle {
 
-ThreadAgent::ThreadAgent(AgentId id_, std::string name_, StackPool& pool,
-                         std::function<void()> body)
-    : Agent(Kind::thread, id_, std::move(name_)),
-      fiber(std::make_unique<Fiber>(pool, std::move(body))) {}
+ThreadAgent::ThreadAgent(AgentId id_, std::string name_, std::function<void()> body_)
+    : Agent(Kind::thread, id_, std::move(name_)), body(std::move(body_)) {}
+
+void ThreadAgent::reset(AgentId id_, std::string&& name_, std::function<void()>&& body_) {
+  id = id_;
+  name = std::move(name_);
+  finished = false;
+  created_by = -1;
+  events = 0;
+  body = std::move(body_);
+  op = PendingOp{};
+  has_pending = false;
+  started = false;
+}
 
 AsyncAgent::AsyncAgent(AgentId id_, std::string name_, AgentId issuer_,
                        std::vector<Phase> phases_, std::source_location loc_)

@@ -47,11 +47,18 @@ struct Agent {
 };
 
 /// A kernel thread: user code in a fiber, stopping before each visible op.
+/// Executions recycle ThreadAgents (and their idle fibers) for later
+/// executions instead of freeing them; reset() makes one as new.
 struct ThreadAgent final : Agent {
-  ThreadAgent(AgentId id_, std::string name_, StackPool& pool, std::function<void()> body);
+  ThreadAgent(AgentId id_, std::string name_, std::function<void()> body_);
   bool enabled() const override { return !finished && has_pending && op.enabled(); }
   const PendingOp& pending() const override { return op; }
+  /// Makes a recycled agent a fresh, unstarted thread `name_` running `body_`;
+  /// the caller sets its clocks, creator, execution and fiber.
+  void reset(AgentId id_, std::string&& name_, std::function<void()>&& body_);
 
+  std::function<void()> body;   // the model's thread body
+  Execution* execution = nullptr;  // the execution it runs in
   std::unique_ptr<Fiber> fiber;
   PendingOp op;
   bool has_pending = false;

@@ -13,19 +13,19 @@ void VectorClock::grow(std::size_t n) {
   size_ = static_cast<std::uint32_t>(n);
 }
 
-void VectorClock::set(AgentId agent, std::uint32_t time) {
+void VectorClock::set_slow(AgentId agent, std::uint32_t time) {
   grow(index(agent) + 1);
   data()[index(agent)] = time;
 }
 
-void VectorClock::join(const VectorClock& other) {
+void VectorClock::join_slow(const VectorClock& other) {
   grow(other.size_);
   auto* mine = data();
   const auto* theirs = other.data();
   for (std::uint32_t i = 0; i < other.size_; ++i) mine[i] = std::max(mine[i], theirs[i]);
 }
 
-void VectorClock::assign(const VectorClock& other) {
+void VectorClock::assign_slow(const VectorClock& other) {
   if (other.size_ <= kInline) {
     heap_.clear();
     std::copy(other.inline_, other.inline_ + kInline, inline_);

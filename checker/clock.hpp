@@ -27,11 +27,28 @@ class VectorClock {
   std::size_t size() const noexcept { return size_; }
 
   /// Sets one entry, growing the clock if needed.
-  void set(AgentId agent, std::uint32_t time);
+  void set(AgentId agent, std::uint32_t time) {
+    const auto i = index(agent);
+    if (heap_.empty() && i < kInline) {  // inline (the common case): no growth needed
+      inline_[i] = time;
+      size_ = std::max<std::uint32_t>(size_, i + 1);
+      return;
+    }
+    set_slow(agent, time);
+  }
   /// Advances `agent`'s own entry by one (program order).
   void tick(AgentId agent) { set(agent, (*this)[agent] + 1); }
   /// Pointwise maximum with `other` (the effect of an acquire).
-  void join(const VectorClock& other);
+  void join(const VectorClock& other) {
+    if (other.size_ == 0) return;  // an empty clock (commit clocks mostly are)
+    if (heap_.empty() && other.heap_.empty()) {
+      // Both inline, unused entries zero: a fixed-size loop the compiler vectorizes.
+      for (std::size_t i = 0; i < kInline; ++i) inline_[i] = std::max(inline_[i], other.inline_[i]);
+      size_ = std::max(size_, other.size_);
+      return;
+    }
+    join_slow(other);
+  }
   /// True when the event at `e` happens before (or is) this clock's view.
   bool covers(Epoch e) const noexcept { return (*this)[e.agent] >= e.time; }
 
@@ -56,7 +73,17 @@ class VectorClock {
   std::uint32_t* data() noexcept { return heap_.empty() ? inline_ : heap_.data(); }
   const std::uint32_t* data() const noexcept { return heap_.empty() ? inline_ : heap_.data(); }
   void grow(std::size_t n);
-  void assign(const VectorClock& other);
+  void set_slow(AgentId agent, std::uint32_t time);
+  void join_slow(const VectorClock& other);
+  void assign(const VectorClock& other) {
+    if (heap_.empty() && other.heap_.empty()) {
+      std::copy(other.inline_, other.inline_ + kInline, inline_);
+      size_ = other.size_;
+      return;
+    }
+    assign_slow(other);
+  }
+  void assign_slow(const VectorClock& other);
   /// Moves `other`'s entries here (taking its heap storage) and empties it.
   void steal(VectorClock& other) noexcept;
 

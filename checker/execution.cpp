@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "checker/errors.hpp"
 #include "checker/strategy.hpp"
@@ -17,28 +18,61 @@ namespace {
 thread_local std::size_t t_agents_hint = 0;
 thread_local std::size_t t_objects_hint = 0;
 thread_local std::size_t t_owned_hint = 0;
+// Thread agents and arenas of finished executions on this OS thread, for
+// the next ones: an execution's agents and model objects then cost no heap
+// allocation. (Nested executions each take their own.)
+thread_local std::vector<std::unique_ptr<ThreadAgent>> t_spare_threads;
+thread_local std::vector<std::unique_ptr<Arena>> t_spare_arenas;
+
+// FNV-1a: agent names are a few bytes, where it beats std::hash.
+std::size_t name_hash(std::string_view s) noexcept {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return static_cast<std::size_t>(h);
+}
 }  // namespace
 
 Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits), pool_(pool) {
   previous_ = detail::current_execution;
   detail::current_execution = this;
   agents_.reserve(t_agents_hint);
+  ready_.reserve(t_agents_hint);
+  name_hash_.reserve(t_agents_hint);
   object_names_.reserve(t_objects_hint);
   owned_.reserve(t_owned_hint);
+  if (t_spare_arenas.empty()) {
+    arena_ = new Arena;
+  } else {
+    arena_ = t_spare_arenas.back().release();
+    t_spare_arenas.pop_back();
+  }
 }
 
 Execution::~Execution() {
   t_agents_hint = agents_.size();
   t_objects_hint = object_names_.size();
   t_owned_hint = owned_.size();
-  // Unwind unfinished fibers while this execution is still current, since
-  // model destructors may touch it; then drop the agents.
-  for (auto& a : agents_) {
-    if (a->kind == Agent::Kind::thread) static_cast<ThreadAgent&>(*a).fiber.reset();
-  }
+  // While this execution is still current (model destructors may touch it):
+  // unwind the fibers stopped inside a body and park the idle ones in the
+  // pool, then destroy the thread bodies, the agents and the model objects.
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread) pool_.give_back(std::move(static_cast<ThreadAgent&>(*a).fiber));
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread) static_cast<ThreadAgent&>(*a).body = nullptr;
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread)
+      t_spare_threads.emplace_back(static_cast<ThreadAgent*>(a.release()));
   agents_.clear();
+  for (const Owned& o : owned_) o.destroy(o.object);
   owned_.clear();
+  arena_->rewind();
+  t_spare_arenas.emplace_back(arena_);
   detail::current_execution = previous_;
+}
+
+void Execution::thread_main(void* agent) {
+  auto& t = *static_cast<ThreadAgent*>(agent);
+  t.execution->run_thread_body(t, t.body);
 }
 
 void Execution::no_current_execution() {
@@ -46,42 +80,51 @@ void Execution::no_current_execution() {
                          "created inside a kernel's setup or its threads");
 }
 
-std::string Execution::unique_name(std::string name) {
+void Execution::unique_name(std::string& name) const {
   auto taken = [&](const std::string& n) {
-    // Names mostly differ in their last character ("T1", "T2"): test it first.
-    return std::any_of(agents_.begin(), agents_.end(), [&](auto& a) {
-      return a->name.size() == n.size() && (n.empty() || a->name.back() == n.back()) &&
-             a->name == n;
-    });
+    // Compare names only where the hashes agree (a scan of integers).
+    const std::size_t h = name_hash(n);
+    for (std::size_t i = 0; i < agents_.size(); ++i)
+      if (name_hash_[i] == h && agents_[i]->name == n) return true;
+    return false;
   };
-  if (!taken(name)) return name;
+  if (!taken(name)) return;
   for (int k = 2;; ++k) {
     std::string candidate = fmt::format("{}#{}", name, k);
-    if (!taken(candidate)) return candidate;
+    if (!taken(candidate)) {
+      name = std::move(candidate);
+      return;
+    }
   }
 }
 
 AgentId Execution::spawn(std::string name, std::function<void()> body) {
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  name = unique_name(std::move(name));
-  auto wrapped = [this, id, body = std::move(body)] {
-    auto& t = static_cast<ThreadAgent&>(*agents_[index(id)]);
-    run_thread_body(t, body);
-  };
-  auto t = std::make_unique<ThreadAgent>(id, std::move(name), pool_, std::move(wrapped));
+  unique_name(name);
+  std::unique_ptr<ThreadAgent> t;
+  if (t_spare_threads.empty()) {
+    t = std::make_unique<ThreadAgent>(id, std::move(name), std::move(body));
+  } else {
+    t = std::move(t_spare_threads.back());
+    t_spare_threads.pop_back();
+    t->reset(id, std::move(name), std::move(body));
+  }
+  t->execution = this;
+  t->fiber = pool_.take_fiber();
+  t->fiber->start(&Execution::thread_main, t.get());
   Agent& parent = running_ ? *running_ : host_;
   t->clock = parent.clock;
   t->commit = parent.commit;
   t->clock.set(id, 1);
   t->created_by = trace_.empty() || running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
   if (running_) running_->clock.tick(running_->id);
-  agents_.push_back(std::move(t));
+  add_agent(std::move(t));
   return id;
 }
 
 AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::source_location loc) {
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  name = unique_name(std::move(name));
+  unique_name(name);
   Agent& parent = running_ ? *running_ : host_;
   auto a = std::make_unique<AsyncAgent>(id, std::move(name), parent.id, std::move(phases), loc);
   a->clock = parent.clock;
@@ -89,11 +132,19 @@ AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::sourc
   a->clock.set(id, 1);
   a->created_by = running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
   if (running_) running_->clock.tick(running_->id);
-  agents_.push_back(std::move(a));
+  add_agent(std::move(a));
   return id;
 }
 
-ObjectId Execution::add_object(std::string name) {
+void Execution::add_agent(std::unique_ptr<Agent> a) {
+  name_hash_.push_back(name_hash(a->name));
+  // A thread has nothing pending until it starts; an async agent's phase
+  // may have a condition.
+  ready_.push_back(a->kind == Agent::Kind::thread || a->finished ? kIdle : kAsk);
+  agents_.push_back(std::move(a));
+}
+
+ObjectId Execution::add_object(std::string&& name) {
   object_names_.push_back(std::move(name));
   return ObjectId{static_cast<std::uint32_t>(object_names_.size() - 1)};
 }
@@ -105,7 +156,9 @@ void Execution::visible(PendingOp op) {
 }
 
 void Execution::publish() {
-  static_cast<ThreadAgent&>(*running_).has_pending = true;
+  auto& t = static_cast<ThreadAgent&>(*running_);
+  t.has_pending = true;
+  ready_[index(t.id)] = t.op.enabled.conditional() ? kAsk : kReady;
   Fiber::suspend();
   // Resumed by the controller: the caller now performs the operation.
 }
@@ -189,15 +242,11 @@ std::vector<AgentId> Execution::enabled_agents() const {
 
 void Execution::record_event(Agent& a) {
   const PendingOp& op = a.pending();
-  Event& e = trace_.emplace_back();
-  e.agent = a.id;
-  e.op = op.name;
-  e.object = op.object;
-  e.has_object = op.has_object;
-  e.loc = op.loc;
-  e.footprint = op.footprint;
-  e.created_by = a.events == 0 ? a.created_by : -1;
-  e.agent_event = a.events++;
+  // Built in place from its fields: value-initializing an Event first and
+  // assigning them costs a block clear per step.
+  trace_.emplace_back(a.id, op.name, op.object, op.has_object, op.loc, op.footprint,
+                      a.events == 0 ? a.created_by : -1, a.events);
+  ++a.events;
 }
 
 void Execution::refine_footprint(Footprint fp) {
@@ -211,14 +260,23 @@ Ending Execution::run(Strategy& strategy) {
   for (;;) {
     start_new_threads();
     if (bug_ && !limits_.finish_after_bug) return Ending::bug;
-    enabled.clear();
-    for (const auto& a : agents_) {
-      // ThreadAgent is final: a direct call saves the virtual dispatch per agent per step.
-      const bool on = a->kind == Agent::Kind::thread
-                          ? static_cast<const ThreadAgent&>(*a).ThreadAgent::enabled()
-                          : a->enabled();
-      if (on) enabled.push_back(a->id);
+    // The agents' scan states (ready_) decide without touching the agents,
+    // and without a branch per agent; only kAsk agents are asked.
+    enabled.resize(ready_.size());
+    std::size_t on = 0;
+    bool ask = false;
+    for (std::size_t i = 0; i < ready_.size(); ++i) {
+      enabled[on] = AgentId{static_cast<std::uint32_t>(i)};
+      on += ready_[i] == kReady;
+      ask |= ready_[i] == kAsk;
     }
+    if (ask) {
+      on = 0;
+      for (std::size_t i = 0; i < ready_.size(); ++i)
+        if (ready_[i] == kReady || (ready_[i] == kAsk && agents_[i]->enabled()))
+          enabled[on++] = AgentId{static_cast<std::uint32_t>(i)};
+    }
+    enabled.resize(on);
     if (enabled.empty()) {
       for (const auto& a : agents_)
         if (a->kind == Agent::Kind::thread && !a->finished) {
@@ -255,10 +313,12 @@ void Execution::run_async_step(AsyncAgent& a) {
     fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
   }
   running_ = nullptr;
-  if (++a.next == a.phases.size())
+  if (++a.next == a.phases.size()) {
     a.finished = true;
-  else
+    ready_[index(a.id)] = kIdle;
+  } else {
     a.load_next();
+  }
 }
 
 void Execution::run_exit_checks() {

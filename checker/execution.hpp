@@ -1,13 +1,16 @@
 // One execution of a kernel model: its agents, objects, trace and bug.
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
 
 #include "checker/agent.hpp"
+#include "checker/arena.hpp"
 #include "checker/report.hpp"
 #include "checker/sync.hpp"
 
@@ -72,15 +75,17 @@ class Execution {
   /// Creates an async agent issued by the current agent (or the host in setup).
   AgentId issue(std::string name, std::vector<Phase> phases, std::source_location loc);
   /// Registers a named object (sync object or region) and returns its id.
-  ObjectId add_object(std::string name);
+  ObjectId add_object(std::string&& name);
   const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
-  /// Allocates a T owned by this execution (models keep references to it).
+  /// Allocates a T owned by this execution (models keep references to it),
+  /// in the execution's arena; it is destroyed when the execution ends.
   template <class T, class... A>
   T& make(A&&... args) {
-    auto holder = std::make_shared<T>(std::forward<A>(args)...);
-    T& ref = *holder;
-    owned_.push_back(std::move(holder));
-    return ref;
+    // Room first, so that a constructed object is always recorded for destruction.
+    if (owned_.size() == owned_.capacity()) owned_.reserve(std::max<std::size_t>(16, 2 * owned_.size()));
+    T* obj = ::new (arena_->allocate(sizeof(T), alignof(T))) T(std::forward<A>(args)...);
+    owned_.push_back(Owned{obj, [](void* p) noexcept { static_cast<T*>(p)->~T(); }});
+    return *obj;
   }
   /// From a thread: publishes `op` and suspends until the controller runs it.
   /// From setup or an async phase, runs nothing and returns at once.
@@ -148,8 +153,13 @@ class Execution {
 
  private:
   [[noreturn]] static void no_current_execution();
-  /// `name`, or `name#k` with the smallest k >= 2 that no agent has yet.
-  std::string unique_name(std::string name);
+  /// Entry of every thread's fiber: runs the ThreadAgent `agent`'s body.
+  static void thread_main(void* agent);
+  /// Makes `name` unique in place: `name`, or `name#k` with the smallest
+  /// k >= 2 that no agent has yet.
+  void unique_name(std::string& name) const;
+  /// Appends `a` to the agents, with its name hash and scan state.
+  void add_agent(std::unique_ptr<Agent> a);
   void start_new_threads();
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
@@ -163,10 +173,23 @@ class Execution {
 
   ExecutionLimits limits_;
   StackPool& pool_;
+  Arena* arena_ = nullptr;  // model objects (make); recycled between executions
   Strategy* strategy_ = nullptr;
   std::vector<std::unique_ptr<Agent>> agents_;
+  // Per agent, what the run loop's scan needs without touching the agent:
+  // kIdle (finished, or no operation pending), kReady (an operation without
+  // a blocking condition is pending), kAsk (ask Agent::enabled()).
+  enum : std::uint8_t { kIdle, kReady, kAsk };
+  std::vector<std::uint8_t> ready_;
+  std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
   std::vector<std::string> object_names_;
-  std::vector<std::shared_ptr<void>> owned_;
+  // An object made by make(): destroyed, in creation order, when the
+  // execution ends; its memory belongs to arena_.
+  struct Owned {
+    void* object;
+    void (*destroy)(void*) noexcept;
+  };
+  std::vector<Owned> owned_;
   std::vector<std::function<void()>> exit_checks_;
   std::vector<std::pair<std::string, std::string>> observed_;
   std::vector<std::string> notes_;

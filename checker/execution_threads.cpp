@@ -58,6 +58,7 @@ void Execution::start_new_threads() {
 void Execution::run_thread_step(ThreadAgent& t) {
   running_ = &t;
   t.has_pending = false;
+  ready_[index(t.id)] = kIdle;  // until the thread publishes its next operation
   watchdog_enter_step();
   FiberFault why = t.fiber->resume();
   watchdog_leave_step();

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <new>
+#include <stdexcept>
 #include <pthread.h>
 #include <thread>
 
@@ -61,6 +62,7 @@ StackPool::StackPool(std::size_t stack_bytes)
 }
 
 StackPool::~StackPool() {
+  idle_.clear();  // unwinds the parked fibers, which hands their stacks back
   for (auto& s : free_) munmap(s.base, s.total);
 }
 
@@ -75,17 +77,22 @@ boost::context::stack_context StackPool::allocate() {
     if (p == MAP_FAILED) throw std::bad_alloc();
     s.base = static_cast<char*>(p);
     mprotect(s.base, page_, PROT_NONE);  // guard page at the low end
+    // Stack colouring: tops at the same offset in a page would put every
+    // fiber's hot frames in the same L1 sets (they thrash at each switch),
+    // so each stack's top moves down by its own multiple of 64 bytes.
+    s.color = (all_.size() * 17 % 64) * 64;
     all_.push_back(s);
   }
   boost::context::stack_context sc;
-  sc.size = s.total - page_;
-  sc.sp = s.base + s.total;
+  sc.size = s.total - page_ - s.color;
+  sc.sp = s.base + s.total - s.color;
   return sc;
 }
 
 void StackPool::deallocate(boost::context::stack_context& sc) noexcept {
   char* top = static_cast<char*>(sc.sp);
-  free_.push_back(Stack{top - sc.size - page_, sc.size + page_});
+  for (const auto& s : all_)
+    if (top > s.base && top <= s.base + s.total) free_.push_back(s);
 }
 
 bool StackPool::in_guard(const void* addr) const noexcept {
@@ -107,15 +114,21 @@ struct PoolRef {
 thread_local Fiber* t_running = nullptr;
 }  // namespace
 
-Fiber::Fiber(StackPool& pool, std::function<void()> body) : body_(std::move(body)) {
+Fiber::Fiber(StackPool& pool) : pool_(pool) {
   context_ = boost::context::fiber(
-      std::allocator_arg, PoolRef{&pool}, [this](boost::context::fiber&& caller) {
+      std::allocator_arg, PoolRef{&pool},
+      [this](boost::context::fiber&& caller) -> boost::context::fiber {
         caller_ = &caller;
-        body_();
-        finished_ = true;
-        return std::move(*caller_);
+        // One body per start(); between bodies the fiber parks here. A
+        // forced_unwind (the fiber destroyed) leaves the loop.
+        for (;;) {
+          in_body_ = true;
+          entry_(arg_);
+          in_body_ = false;
+          finished_ = true;
+          *caller_ = std::move(*caller_).resume();
+        }
       });
-  g_fault.pool = &pool;
 }
 
 Fiber::~Fiber() {
@@ -123,7 +136,25 @@ Fiber::~Fiber() {
     // The stack is in an unknown state: never unwind it; leak the handle.
     new boost::context::fiber(std::move(context_));
   }
-  // Otherwise an unfinished fiber is unwound by Boost (forced_unwind).
+  // Otherwise Boost unwinds the stack (forced_unwind), parked or in a body.
+}
+
+void Fiber::start(Entry entry, void* arg) {
+  if (!idle()) throw std::logic_error("[heddle bug] a fiber was started while it runs a body");
+  entry_ = entry;
+  arg_ = arg;
+  finished_ = false;
+}
+
+std::unique_ptr<Fiber> StackPool::take_fiber() {
+  if (idle_.empty()) return std::make_unique<Fiber>(*this);
+  std::unique_ptr<Fiber> f = std::move(idle_.back());
+  idle_.pop_back();
+  return f;
+}
+
+void StackPool::give_back(std::unique_ptr<Fiber> f) noexcept {
+  if (f && f->idle()) idle_.push_back(std::move(f));
 }
 
 FiberFault Fiber::resume() {
@@ -140,6 +171,7 @@ FiberFault Fiber::resume() {
     return static_cast<FiberFault>(why);
   }
   g_fault.resume_point = &here;
+  g_fault.pool = &pool_;
   t_running = this;
   context_ = std::move(context_).resume();
   g_fault.resume_point = outer;

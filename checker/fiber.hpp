@@ -13,8 +13,11 @@
 
 namespace heddle {
 
-/// A pool of mmap'd stacks, each with an inaccessible guard page below it.
-/// Stacks are reused across executions, so a step costs no mmap.
+class Fiber;
+
+/// A pool of mmap'd stacks, each with an inaccessible guard page below it,
+/// and of idle fibers on them. Both are reused across executions, so a step
+/// costs no mmap and a thread costs no new fiber.
 class StackPool {
  public:
   explicit StackPool(std::size_t stack_bytes);
@@ -28,40 +31,65 @@ class StackPool {
   /// True when `addr` lies in the guard page of a stack of this pool.
   bool in_guard(const void* addr) const noexcept;
   std::size_t stack_bytes() const noexcept { return bytes_; }
+  /// An idle fiber of this pool: a parked one when there is one, else a new one.
+  std::unique_ptr<Fiber> take_fiber();
+  /// Parks `f` for a later take_fiber() when it is idle (see Fiber::idle);
+  /// otherwise destroys it (unwinding or abandoning its stack).
+  void give_back(std::unique_ptr<Fiber> f) noexcept;
 
  private:
-  struct Stack { char* base; std::size_t total; };
+  struct Stack {
+    char* base;
+    std::size_t total;      // guard page included
+    std::size_t color = 0;  // bytes left unused at the top (see allocate)
+  };
   std::size_t bytes_;
   std::size_t page_;
   std::vector<Stack> all_;
   std::vector<Stack> free_;
+  std::vector<std::unique_ptr<Fiber>> idle_;  // parked fibers, each on a stack of all_
 };
 
 /// Why a fiber stopped running abnormally (set by the signal handlers).
 enum class FiberFault { none, stack_overflow, timeout, abort };
 
-/// One fiber. `resume()` runs it until it suspends or finishes.
-/// A fiber that faults (stack overflow, runaway loop, abort()) is abandoned:
-/// its stack is leaked rather than unwound, because unwinding it is unsafe.
+/// One fiber that runs bodies one after another: `start()` gives it a body,
+/// `resume()` runs it until it suspends or the body returns; the fiber then
+/// parks, idle, until it is started again (a pooled thread of the next
+/// execution). A fiber that faults (stack overflow, runaway loop, abort())
+/// is abandoned: its stack is leaked rather than unwound, because unwinding
+/// it is unsafe. Destroying a fiber inside a body unwinds it (forced_unwind).
 class Fiber {
  public:
-  Fiber(StackPool& pool, std::function<void()> body);
+  /// What a fiber runs: `entry(arg)`, until it returns.
+  using Entry = void (*)(void*);
+
+  explicit Fiber(StackPool& pool);
   ~Fiber();
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
 
-  /// Runs the fiber until its next `suspend()` or its end.
+  /// Sets the body the next resume() starts ([heddle bug] unless idle()).
+  void start(Entry entry, void* arg);
+  /// Runs the fiber until its next `suspend()` or the end of its body.
   /// Returns FiberFault::none on a normal switch back.
   FiberFault resume();
   /// Called from inside the fiber: switches back to the resumer.
   static void suspend();
+  /// True once the current body has returned (or the fiber faulted).
   bool finished() const noexcept { return finished_; }
   bool faulted() const noexcept { return faulted_; }
+  /// True when the fiber may take another body: not faulted, and not in the
+  /// middle of one (never resumed since start(), or its body returned).
+  bool idle() const noexcept { return !faulted_ && !in_body_; }
 
  private:
+  StackPool& pool_;
   boost::context::fiber context_;     // the suspended fiber (empty while running)
   boost::context::fiber* caller_ = nullptr;  // where suspend() returns to
-  std::function<void()> body_;
+  Entry entry_ = nullptr;
+  void* arg_ = nullptr;
+  bool in_body_ = false;   // resumed into the body, which has not returned yet
   bool finished_ = false;
   bool faulted_ = false;
 };

@@ -62,9 +62,10 @@ AgentId OptimalDpor::next(const Choice& c) {
   const auto& trace = c.execution.trace();
   agents_.sync(c.execution);
   if (p < branch_) {  // replaying the prefix shared with the previous execution
-    AgentId a{};
-    if (!agents_.find(tree_.event(path_[p].node).agent, a) ||
-        std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
+    // The agent that ran here last time: the shared prefix creates the same
+    // agents in the same order, so its id in this execution is the same.
+    AgentId a = path_[p].agent;
+    if (std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
       throw ModelError(
           "the model is not deterministic: a step that could run in an earlier execution is "
           "blocked now (does it read a clock, a random source or global state?)");
@@ -78,8 +79,8 @@ AgentId OptimalDpor::next(const Choice& c) {
     pos.sleep.clear();
     if (p > 0) {
       const EventInfo& last = tree_.event(path_[p - 1].node);
-      for (const auto& s : path_[p - 1].sleep)
-        if (!dependent(s, last)) pos.sleep.push_back(s);
+      for (std::uint32_t s : path_[p - 1].sleep)
+        if (!dependent(tree_.event_by_id(s), last)) pos.sleep.push_back(s);
     }
   }
   Position& pos = path_[p];
@@ -92,7 +93,7 @@ AgentId OptimalDpor::next(const Choice& c) {
     auto asleep = [&](AgentId x) {
       const AgentId cx = agents_.canon(x);
       return std::any_of(pos.sleep.begin(), pos.sleep.end(),
-                         [&](const EventInfo& s) { return s.agent == cx; });
+                         [&](std::uint32_t s) { return tree_.event_by_id(s).agent == cx; });
     };
     auto it = std::find_if(c.enabled.begin(), c.enabled.end(), [&](AgentId x) { return !asleep(x); });
     if (it == c.enabled.end()) {
@@ -105,10 +106,11 @@ AgentId OptimalDpor::next(const Choice& c) {
   const EventInfo pe = pending_event(c, a);
   if (node == WakeupForest::kNone)
     node = tree_.add_child(parent_of(p), pe);
-  else
+  else if (!same_event(tree_.event(node), pe))
     tree_.set_event(node, pe);
   pos.node = node;
-  pos.declared = tree_.event(node).footprint;
+  pos.agent = a;
+  pos.declared = tree_.event_id(node);
   pos.conditional = tree_.event(node).conditional;
   stats_.peak_tree_nodes = std::max(stats_.peak_tree_nodes, tree_.live());
   return a;
@@ -132,7 +134,7 @@ void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std
   out.agent_event = e.agent_event;
   // A moved operation may do something else (a failed CAS may succeed), so
   // the event that changes place is compared by what it may touch.
-  out.footprint = declared && k < n ? path_[k].declared : e.footprint;
+  out.footprint = declared && k < n ? declared_footprint(k) : e.footprint;
   out.conditional = conditional_at(n, k);
   out.has_creator = false;
   out.creator_agent = AgentId{};
@@ -228,7 +230,8 @@ void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
   stride_ = agents;
   clocks_.resize(n * stride_);
   prev_pos_.resize(n);
-  std::vector<std::int32_t> last(stride_, -1);
+  std::vector<std::int32_t>& last = last_pos_;
+  last.assign(stride_, -1);
   for (std::size_t k = 0; k < n; ++k) {
     const Event& e = at(trace, k);
     prev_pos_[k] = last[index(e.agent)];
@@ -286,7 +289,7 @@ bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std
   }
   // A take of a resource (a lock, a semaphore wait) can run before i exactly
   // when a unit was left there (see token_available).
-  const Footprint& fp = j < trace.size() ? path_[j].declared : ej.footprint;
+  const Footprint& fp = j < trace.size() ? declared_footprint(j) : ej.footprint;
   for (const auto& a : fp)
     if (a.token < 0 && !token_available(trace, a, i)) return false;
   return true;
@@ -343,8 +346,8 @@ void OptimalDpor::reverse(const std::vector<Event>& trace, std::size_t i, std::s
     if (!happens_before(trace[i], k)) v_.push_back(&infos_[k]);
   fill_info(moved_, trace, j, true);
   v_.push_back(&moved_);
-  for (const auto& s : path_[i].sleep)
-    if (weak_initial(v_, s)) return;  // an explored sibling already covers v
+  for (std::uint32_t s : path_[i].sleep)
+    if (weak_initial(v_, tree_.event_by_id(s))) return;  // an explored sibling already covers v
   if (insert(tree_, parent_of(i), v_)) ++stats_.inserted;
 }
 
@@ -352,7 +355,7 @@ bool OptimalDpor::backtrack() {
   for (std::size_t p = len_; p-- > 0;) {
     std::int32_t n = path_[p].node;
     if (tree_.next_sibling(n) == WakeupForest::kNone) continue;
-    path_[p].sleep.push_back(tree_.event(n));
+    path_[p].sleep.push_back(tree_.event_id(n));
     tree_.remove(n);
     path_[p].node = tree_.first_child(parent_of(p));
     len_ = p + 1;

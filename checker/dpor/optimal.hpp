@@ -44,11 +44,14 @@ class OptimalDpor {
   // position p (0-based step); it is the first child of its parent, whose
   // other children are the branches still to explore from that prefix.
   // sleep_[p] and enabled_[p] describe the state before position p.
+  // Events are named by their interned ids in tree_ (sleep sets are
+  // copied at every step: ids keep that a few bytes per entry).
   struct Position {
     std::int32_t node = WakeupForest::kNone;
-    std::vector<EventInfo> sleep;
+    AgentId agent{};  // the agent of node's event (read without touching the tree)
+    std::vector<std::uint32_t> sleep;  // interned ids of the sleeping events
     std::vector<AgentId> enabled;
-    Footprint declared;  // the operation's footprint before refinement
+    std::uint32_t declared = 0;  // interned id of the operation before refinement
     bool conditional = false;
   };
   // An operation still pending when the execution ended (a blocked lock in
@@ -77,6 +80,10 @@ class OptimalDpor {
   void collect_pending(const Execution& ex);
   /// Builds by_object_ for the finished trace.
   void index_objects(const std::vector<Event>& trace);
+  /// The footprint position k was declared with (before refinement).
+  const Footprint& declared_footprint(std::size_t k) const {
+    return tree_.event_by_id(path_[k].declared).footprint;
+  }
   /// Fills cand_ with the positions below `limit` that touch an object of `fp`, ascending.
   void candidates(const Footprint& fp, std::size_t limit);
   void compute_clocks(const std::vector<Event>& trace);
@@ -103,6 +110,7 @@ class OptimalDpor {
   std::vector<std::uint32_t> clocks_;   // clocks_[k * stride_ + a]: a's events hb-before-or-at k
   std::size_t stride_ = 0;
   std::vector<std::int32_t> prev_pos_;  // position of the same agent's previous event
+  std::vector<std::int32_t> last_pos_;  // compute_clocks' scratch: each agent's latest position
   std::vector<EventInfo> infos_;        // infos_[k]: position k as it ran (or is pending)
   EventInfo moved_;                     // the reversed race's later event, as declared
   std::vector<const EventInfo*> v_;     // the sequence v of the race being reversed

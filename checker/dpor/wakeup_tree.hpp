@@ -48,6 +48,10 @@ class WakeupForest {
 
   /// The event of node `n` (valid until the node changes or is removed).
   const EventInfo& event(std::int32_t n) const { return table_[node(n).ev]; }
+  /// The interned id of node `n`'s event (ids stay valid for the forest's life).
+  std::uint32_t event_id(std::int32_t n) const { return node(n).ev; }
+  /// The event with interned id `id`.
+  const EventInfo& event_by_id(std::uint32_t id) const { return table_[id]; }
   /// Replaces the event of node `n`.
   void set_event(std::int32_t n, const EventInfo& ev) { node(n).ev = table_.intern(ev); }
   std::int32_t first_child(std::int32_t n) const { return node(n).first_child; }
