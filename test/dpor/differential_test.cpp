@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <vector>
 
 #include "test/support/harness.hpp"
 
@@ -31,18 +32,18 @@ TEST_CASE("dpor and optimal agree with dfs on random models", "[dpor]") {
   std::uint64_t dfs_total = 0, totals[2] = {0, 0};
   // (test::outcomes explores every execution, so buggy ones run on to their
   // end; see the next test case.)
-  // Known gap: when a blocked barrier wait or await is moved before a step it
-  // was not yet pending at, dpor cannot tell whether it could run there; it
-  // assumes so and a rare branch ends sleep-blocked. Mutexes and semaphores
-  // are exact (token footprints; semaphores record the units they found).
-  // Counted here, bounded below: 0 of the 600 models and 4 of the 10,000 of
-  // HEDDLE_LONG (before semaphores were counted and races had to be
-  // immediate: 4 of 600, 59 of 10,000; 2 of 10,000 before buggy executions
-  // ran on to their end, which then disagreed with dfs on 10 models). dpor
-  // (POP) shares the race rules, hence the gap (it abandons such a schedule and
-  // goes on freely, see PopStats::infeasible).
+  // No execution may end sleep-blocked (or, for dpor, redundant). Seeds
+  // 3812, 4049, 6065 and 8254 had one each, in both strategies, until a
+  // buggy execution that runs on started every thread before its next step
+  // (it used to start the rest later, tying what their setup issued to
+  // whichever step came next); they run in the normal mode too. Before
+  // that: 4 of 600 and 59 of 10,000 models, until semaphores recorded the
+  // units they found and races had to be immediate.
   int blocked_models[2] = {0, 0};
-  for (int seed = 1; seed <= models; ++seed) {
+  std::vector<int> seeds;
+  for (int seed = 1; seed <= models; ++seed) seeds.push_back(seed);
+  if (!long_mode) seeds.insert(seeds.end(), {3812, 4049, 6065, 8254});
+  for (int seed : seeds) {
     auto a = explore_model(seed, "dfs");
     REQUIRE(a.result.exhaustive);
     dfs_total += a.result.stats.executions;
@@ -53,16 +54,14 @@ TEST_CASE("dpor and optimal agree with dfs on random models", "[dpor]") {
       CHECK(a.final_states == b.final_states);
       CHECK(a.verdicts == b.verdicts);
       if (b.result.stats.sleep_blocked > 0) ++blocked_models[s];
-      // Sleep-blocked executions (bounded below) are the only waste.
-      CHECK(b.result.stats.executions - b.result.stats.sleep_blocked <=
-            a.result.stats.executions);
+      CHECK(b.result.stats.sleep_blocked == 0);
+      CHECK(b.result.stats.executions <= a.result.stats.executions);
       totals[s] += b.result.stats.executions;
     }
   }
   for (int s = 0; s < 2; ++s) {
     WARN("random models: dfs " << dfs_total << " executions, " << strategies[s] << " "
          << totals[s] << "; " << blocked_models[s] << " models with a sleep-blocked execution");
-    CHECK(blocked_models[s] * 1000 <= models);  // at most 0.1%
   }
 }
 
