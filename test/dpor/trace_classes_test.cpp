@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "checker/dpor/event.hpp"
 #include "test/support/harness.hpp"
@@ -58,22 +59,32 @@ Classes explore_classes(const std::string& kernel, const char* strategy,
 }
 }  // namespace
 
-TEST_CASE("dpor explores every trace of the TPU collectives once", "[dpor]") {
+TEST_CASE("dpor explores every trace of the GPU and TPU kernels once", "[dpor]") {
   // dfs: right_permute 920 executions in 4 traces, all_gather 44,880 in 4.
   // Known gap of the wakeup-tree strategy `optimal` (JACM 2017, Alg. 2, as
   // implemented here): it explores 2 of the 4 traces in both; verdicts and
   // final states still agree. `dpor` (POP) explores all 4.
-  const char* strategy = "dpor";  // POP; see the note above for optimal
-  for (const char* kernel : {"pallas_tpu/right_permute", "pallas_tpu/all_gather"}) {
-    auto brute = explore_classes(kernel, "dfs");
-    auto got = explore_classes(kernel, strategy);
-    INFO(kernel << " under " << strategy);
+  using Args = std::map<std::string, std::string>;
+  const std::vector<std::pair<const char*, Args>> kernels = {
+      {"pallas_tpu/right_permute", {}},
+      {"pallas_tpu/all_gather", {}},
+      {"pallas_tpu/double_buffered_copy", {}},
+      {"cutlass/grouped_gemm_epilogue", {{"fixed", "true"}}},
+      {"cutlass/pipeline_tma_async", {}},
+  };
+  for (const auto& [kernel, params] : kernels) {
+    auto brute = explore_classes(kernel, "dfs", params);
+    auto got = explore_classes(kernel, "dpor", params);
+    INFO(kernel);
     REQUIRE(brute.result.exhaustive);
     REQUIRE(got.result.exhaustive);
     CHECK(got.traces == brute.traces);
-    // Each trace once; a schedule that turns out infeasible may cost one
-    // blocked execution, counted as such.
+    // Each trace once. Known waste: a reversal that moves an mbarrier wait
+    // before a step it was not pending at cannot be told infeasible in
+    // advance; pipeline_tma_async runs one such schedule, which ends
+    // blocked (counted as sleep-blocked). The other kernels have none.
     CHECK(got.result.stats.executions - got.result.stats.sleep_blocked == brute.traces.size());
+    CHECK(got.result.stats.sleep_blocked <= (std::string(kernel) == "cutlass/pipeline_tma_async"));
   }
 }
 
