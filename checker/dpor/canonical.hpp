@@ -14,7 +14,9 @@
 #include <tuple>
 #include <vector>
 
+#include "checker/dpor/event.hpp"
 #include "checker/execution.hpp"
+#include "checker/strategy.hpp"
 
 namespace heddle::dpor {
 
@@ -36,6 +38,28 @@ class CanonicalAgents {
   }
   /// The canonical id of agent `a` of the running execution.
   AgentId canon(AgentId a) const { return AgentId{to_canon_[index(a)]}; }
+  /// The operation agent `a` has pending at the pick `c`, agents named by
+  /// canonical id.
+  EventInfo pending_event(const Choice& c, AgentId a) const {
+    const Agent& ag = *c.execution.agents()[index(a)];
+    EventInfo e;
+    e.agent = canon(a);
+    e.agent_event = ag.events;
+    e.footprint = ag.pending().footprint;
+    if (ag.kind == Agent::Kind::thread) {
+      e.conditional = ag.pending().enabled.conditional();
+    } else {
+      const auto& as = static_cast<const AsyncAgent&>(ag);
+      e.conditional = static_cast<bool>(as.phases[as.next].enabled);
+    }
+    if (ag.events == 0 && ag.created_by >= 0) {
+      const Event& cr = c.execution.trace()[static_cast<std::size_t>(ag.created_by)];
+      e.has_creator = true;
+      e.creator_agent = canon(cr.agent);
+      e.creator_event = cr.agent_event;
+    }
+    return e;
+  }
   /// The running execution's agent with canonical id `c`, if it exists yet.
   bool find(AgentId c, AgentId& out) const {
     if (index(c) >= from_canon_.size() || from_canon_[index(c)] < 0) return false;

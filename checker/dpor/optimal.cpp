@@ -21,27 +21,6 @@ bool OptimalDpor::begin() {
   return true;
 }
 
-EventInfo OptimalDpor::pending_event(const Choice& c, AgentId a) const {
-  const Agent& ag = *c.execution.agents()[index(a)];
-  EventInfo e;
-  e.agent = agents_.canon(a);
-  e.agent_event = ag.events;
-  e.footprint = ag.pending().footprint;
-  if (ag.kind == Agent::Kind::thread) {
-    e.conditional = ag.pending().enabled.conditional();
-  } else {
-    const auto& as = static_cast<const AsyncAgent&>(ag);
-    e.conditional = static_cast<bool>(as.phases[as.next].enabled);
-  }
-  if (ag.events == 0 && ag.created_by >= 0) {
-    const Event& cr = c.execution.trace()[static_cast<std::size_t>(ag.created_by)];
-    e.has_creator = true;
-    e.creator_agent = agents_.canon(cr.agent);
-    e.creator_event = cr.agent_event;
-  }
-  return e;
-}
-
 std::int32_t OptimalDpor::take_wakeup_child(std::size_t p, const Choice& c) {
   std::int32_t parent = parent_of(p);
   for (;;) {
@@ -103,7 +82,7 @@ AgentId OptimalDpor::next(const Choice& c) {
     a = *it;
   }
   // The node describes the operation as it really is pending.
-  const EventInfo pe = pending_event(c, a);
+  const EventInfo pe = agents_.pending_event(c, a);
   if (node == WakeupForest::kNone)
     node = tree_.add_child(parent_of(p), pe);
   else if (!same_event(tree_.event(node), pe))

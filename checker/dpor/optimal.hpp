@@ -64,7 +64,6 @@ class OptimalDpor {
 
   std::int32_t parent_of(std::size_t p) const { return p == 0 ? 0 : path_[p - 1].node; }
   std::int32_t take_wakeup_child(std::size_t p, const Choice& c);
-  EventInfo pending_event(const Choice& c, AgentId a) const;
   void finalize(std::size_t p, const std::vector<Event>& trace);
   /// Describes position k into `out` (its declared footprint if `declared`).
   void fill_info(EventInfo& out, const std::vector<Event>& trace, std::size_t k,

@@ -4,47 +4,8 @@
 #include <stdexcept>
 
 #include "checker/errors.hpp"
-#include <cstdio>
-#include <cstdlib>
-#include <cstdio>
-#include <cstdlib>
-#include <cstdio>
-#include <cstdlib>
-#include <cstdio>
-#include <cstdlib>
-#include <cstdio>
-#include <cstdlib>
-#include <cstdio>
-#include <cstdlib>
-#include <cstdio>
-#include <cstdlib>
 
 namespace heddle::dpor {
-namespace {
-/// The operation agent `a` has pending at the pick described by `c`,
-/// naming agents by their canonical ids.
-EventInfo pending_event(const Choice& c, AgentId a, const CanonicalAgents& ids) {
-  const Agent& ag = *c.execution.agents()[index(a)];
-  EventInfo e;
-  e.agent = ids.canon(a);
-  e.agent_event = ag.events;
-  e.footprint = ag.pending().footprint;
-  if (ag.kind == Agent::Kind::thread) {
-    e.conditional = ag.pending().enabled.conditional();
-  } else {
-    const auto& as = static_cast<const AsyncAgent&>(ag);
-    e.conditional = static_cast<bool>(as.phases[as.next].enabled);
-  }
-  if (ag.events == 0 && ag.created_by >= 0) {
-    const Event& cr = c.execution.trace()[static_cast<std::size_t>(ag.created_by)];
-    e.has_creator = true;
-    e.creator_agent = ids.canon(cr.agent);
-    e.creator_event = cr.agent_event;
-  }
-  return e;
-}
-
-}  // namespace
 
 bool PopDpor::begin() {
   if (done_) return false;
@@ -125,7 +86,7 @@ AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
   // agent whose step does not complete a sleep sequence (nor, at a branch
   // point, a branch started there).
   for (AgentId a : c.enabled) {
-    const EventInfo x = pending_event(c, a, agents_);
+    const EventInfo x = agents_.pending_event(c, a);
     auto done = [&](const Seq& seq) { return completes(seq, x); };
     if (std::none_of(s.sleep.begin(), s.sleep.end(), done) &&
         std::none_of(s.started.begin(), s.started.end(), done))
@@ -171,7 +132,7 @@ AgentId PopDpor::next(const Choice& c) {
     }
     if (!chosen) a = free_choice(p, c, *s);
   }
-  EventInfo pe = pending_event(c, a, agents_);
+  EventInfo pe = agents_.pending_event(c, a);
   declared_.push_back(pe.footprint);
   conditional_.push_back(pe.conditional ? 1 : 0);
   // A fresh position, or a branch point whose schedule could not run,
