@@ -90,11 +90,24 @@ bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept 
 }
 
 bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const EventInfo*>& v) {
-  std::vector<EventInfo> rest = seq;
+  // step() over a copy of seq, with the matched events marked instead of
+  // erased (this runs for every reversal against every sleep sequence).
+  thread_local std::vector<char> matched;
+  matched.assign(seq.size(), 0);
+  std::size_t left = seq.size();
   for (const EventInfo* x : v) {
-    const Step st = step(rest, *x);
-    if (st == Step::completed) return true;
-    if (st == Step::dropped) return false;
+    std::size_t t = 0;
+    while (t < seq.size() && (matched[t] || seq[t].agent != x->agent)) ++t;
+    if (t == seq.size()) {  // x is not in the sequence: it must commute with the rest
+      for (std::size_t k = 0; k < seq.size(); ++k)
+        if (!matched[k] && dependent(*x, seq[k])) return false;
+      continue;
+    }
+    if (!same_step(seq[t], *x)) return false;
+    for (std::size_t k = 0; k < t; ++k)
+      if (!matched[k] && dependent(seq[k], seq[t])) return false;
+    matched[t] = 1;
+    if (--left == 0) return true;
   }
   return false;
 }
