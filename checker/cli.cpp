@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
   run->add_option("--progress-interval", args.progress_interval,
                   "seconds between progress lines when stderr is not a terminal");
   run->add_option("--param,-p", args.params, "kernel parameter NAME=VALUE (repeatable)");
-  run->add_option("--strategy", config.strategy, "exploration strategy");
+  run->add_option("--strategy", config.strategy, "exploration strategy: dpor (default), optimal, dfs, bounded, random, pct");
   run->add_option("--max-executions", config.max_executions, "budget: executions (0: none)");
   run->add_option("--time-limit", config.time_limit, "budget: seconds (0: none)");
   run->add_option("--seed", config.seed, "seed for randomized strategies");
