@@ -173,30 +173,12 @@ void OptimalDpor::end(const Execution& ex) {
 }
 
 void OptimalDpor::index_objects(const std::vector<Event>& trace) {
-  for (auto& list : by_object_) list.clear();
-  for (std::size_t k = 0; k < trace.size(); ++k)
-    for (const auto& a : trace[k].footprint) {
-      const std::size_t o = index(a.object);
-      if (o >= by_object_.size()) by_object_.resize(o + 1);
-      auto& list = by_object_[o];
-      if (list.empty() || list.back() != k) list.push_back(static_cast<std::uint32_t>(k));
-    }
+  objects_.clear();
+  for (std::size_t k = 0; k < trace.size(); ++k) objects_.add(k, trace[k].footprint);
 }
 
 void OptimalDpor::candidates(const Footprint& fp, std::size_t limit) {
-  cand_.clear();
-  for (const auto& a : fp) {
-    const std::size_t o = index(a.object);
-    if (o >= by_object_.size()) continue;
-    for (std::uint32_t i : by_object_[o]) {
-      if (i >= limit) break;
-      cand_.push_back(i);
-    }
-  }
-  if (fp.size() > 1) {  // several objects: visit each earlier event once, in order
-    std::sort(cand_.begin(), cand_.end());
-    cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
-  }
+  objects_.candidates(fp, limit, cand_);
 }
 
 void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {

@@ -12,6 +12,7 @@
 
 #include "checker/dpor/canonical.hpp"
 #include "checker/dpor/event.hpp"
+#include "checker/dpor/object_index.hpp"
 #include "checker/dpor/wakeup_tree.hpp"
 #include "checker/strategy.hpp"
 
@@ -77,7 +78,7 @@ class OptimalDpor {
   /// True when a unit of `take`'s resource was left just before position i.
   bool token_available(const std::vector<Event>& trace, const Access& take, std::size_t i) const;
   void collect_pending(const Execution& ex);
-  /// Builds by_object_ for the finished trace.
+  /// Builds objects_ for the finished trace.
   void index_objects(const std::vector<Event>& trace);
   /// The footprint position k was declared with (before refinement).
   const Footprint& declared_footprint(std::size_t k) const {
@@ -113,9 +114,7 @@ class OptimalDpor {
   std::vector<EventInfo> infos_;        // infos_[k]: position k as it ran (or is pending)
   EventInfo moved_;                     // the reversed race's later event, as declared
   std::vector<const EventInfo*> v_;     // the sequence v of the race being reversed
-  // by_object_[o]: ascending positions of the trace's events that touch
-  // object o; only these can conflict with an access to o (no quadratic scan).
-  std::vector<std::vector<std::uint32_t>> by_object_;
+  ObjectIndex objects_;                 // positions per object: no quadratic race scan
   std::vector<std::uint32_t> cand_;     // earlier positions sharing an object with one event
   std::vector<Pending> pending_;        // positions n, n+1, ... of the analysis
   OptimalStats stats_;

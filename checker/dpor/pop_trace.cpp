@@ -113,30 +113,12 @@ bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const Eve
 }
 
 void RaceFinder::index_objects(const FinishedTrace& t) {
-  for (auto& list : by_object_) list.clear();
-  for (std::size_t k = 0; k < t.real; ++k)
-    for (const auto& a : t.events[k].footprint) {
-      const std::size_t o = index(a.object);
-      if (o >= by_object_.size()) by_object_.resize(o + 1);
-      auto& list = by_object_[o];
-      if (list.empty() || list.back() != k) list.push_back(static_cast<std::uint32_t>(k));
-    }
+  objects_.clear();
+  for (std::size_t k = 0; k < t.real; ++k) objects_.add(k, t.events[k].footprint);
 }
 
 void RaceFinder::candidates(const Footprint& fp, std::size_t limit) {
-  cand_.clear();
-  for (const auto& a : fp) {
-    const std::size_t o = index(a.object);
-    if (o >= by_object_.size()) continue;
-    for (std::uint32_t i : by_object_[o]) {
-      if (i >= limit) break;
-      cand_.push_back(i);
-    }
-  }
-  if (fp.size() > 1) {  // several objects: visit each earlier event once, in order
-    std::sort(cand_.begin(), cand_.end());
-    cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
-  }
+  objects_.candidates(fp, limit, cand_);
 }
 
 void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, std::size_t same) {
@@ -177,7 +159,7 @@ void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, s
 
 void RaceFinder::find_races(const FinishedTrace& t, std::size_t from, std::size_t to,
                             bool pending, std::vector<Race>& out) {
-  // by_object_ still indexes t: compute_clocks(t) ran just before.
+  // objects_ still indexes t: compute_clocks(t) ran just before.
   for (std::size_t j = from; j < to; ++j) races_of(t, j, out);
   if (pending)
     for (std::size_t j = t.real; j < t.events.size(); ++j) races_of(t, j, out);

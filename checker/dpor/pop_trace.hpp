@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "checker/dpor/event.hpp"
+#include "checker/dpor/object_index.hpp"
 
 namespace heddle::dpor {
 
@@ -94,7 +95,7 @@ class RaceFinder {
   /// True when a unit of `take`'s resource was left just before position i.
   bool token_available(const FinishedTrace& t, const Access& take, std::size_t i) const;
 
-  std::vector<std::vector<std::uint32_t>> by_object_;  // ascending positions per object
+  ObjectIndex objects_;  // positions per object of the trace analysed
   std::vector<std::uint32_t> cand_;
 };
 
