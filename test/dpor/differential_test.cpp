@@ -101,3 +101,31 @@ TEST_CASE("exploring every execution runs buggy ones on, so dpor and optimal see
     CHECK(b.result.stats.sleep_blocked == 0);
   }
 }
+
+TEST_CASE("dpor and optimal agree with dfs on random models with awaits and spawned children",
+          "[dpor]") {
+  // mix=1 adds awaits whose predicate more than one writer can make true
+  // (x >= 2 after two increments, x0 != 0 || x1 != 0) and threads that spawn
+  // a child: a blocked wait's reversal, and agents created inside threads.
+  const bool long_mode = std::getenv("HEDDLE_LONG") != nullptr;
+  const int models = long_mode ? 5000 : 300;
+  const char* const strategies[] = {"dpor", "optimal"};
+  for (int seed = 1; seed <= models; ++seed) {
+    auto params = model(seed);
+    params["mix"] = "1";
+    RunConfig d;
+    d.strategy = "dfs";
+    auto a = test::outcomes("test/random", params, d);
+    REQUIRE(a.result.exhaustive);
+    for (const char* s : strategies) {
+      RunConfig c;
+      c.strategy = s;
+      auto b = test::outcomes("test/random", params, c);
+      INFO(s << " seed " << seed);
+      REQUIRE(b.result.exhaustive);
+      CHECK(a.final_states == b.final_states);
+      CHECK(a.verdicts == b.verdicts);
+      CHECK(b.result.stats.sleep_blocked == 0);
+    }
+  }
+}

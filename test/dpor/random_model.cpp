@@ -11,7 +11,12 @@ namespace {
 using namespace heddle;
 
 enum class Kind { load, store, fetch_add, cas, locked_inc, sem_wait, sem_signal, barrier,
-                  copy_then_wait, copy_no_wait, plain_write, locked_plain };
+                  copy_then_wait, copy_no_wait, plain_write, locked_plain,
+                  // mix=1 only: awaits whose predicate several writers can
+                  // satisfy, and a thread that spawns a child thread.
+                  await_ge, await_any, spawn_child };
+constexpr int kBasicKinds = 12;
+constexpr int kMixKinds = 15;
 
 struct Op {
   Kind kind;
@@ -24,19 +29,20 @@ int cost(Kind k) {
     case Kind::locked_inc: return 4;
     case Kind::locked_plain: return 2;
     case Kind::copy_then_wait: return 2;  // the copy's phase and the await
+    case Kind::spawn_child: return 2;     // the child's fetch_add and load
     case Kind::plain_write: return 0;
     default: return 1;
   }
 }
 
-std::vector<std::vector<Op>> generate(unsigned seed, int threads, int budget) {
+std::vector<std::vector<Op>> generate(unsigned seed, int threads, int budget, bool mix) {
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   std::vector<std::vector<Op>> prog(static_cast<std::size_t>(threads));
   const bool barrier = pick(4) == 0;
   if (barrier) budget -= threads;
   for (int used = 0, stuck = 0; used < budget && stuck < 50;) {
-    auto k = static_cast<Kind>(pick(12));
+    auto k = static_cast<Kind>(pick(mix ? kMixKinds : kBasicKinds));
     if (k == Kind::barrier) continue;
     if (used + cost(k) > budget) { ++stuck; continue; }
     auto& t = prog[static_cast<std::size_t>(pick(threads))];
@@ -95,6 +101,25 @@ void run_op(World& w, const Op& op, int tid, int& copies, std::string& log) {
       log += std::to_string(dst.load(0)) + ",";
       break;
     }
+    case Kind::await_ge:
+      await([&x] { return x.peek() >= 2; }, {&x});
+      log += "g,";
+      break;
+    case Kind::await_any: {
+      auto& x0 = *w.x[0];
+      auto& x1 = *w.x[1];
+      await([&x0, &x1] { return x0.peek() != 0 || x1.peek() != 0; }, {&x0, &x1});
+      log += "a,";
+      break;
+    }
+    case Kind::spawn_child: {
+      const std::string key = "C" + std::to_string(tid) + "_" + std::to_string(copies++);
+      spawn(key, [&x, key] {
+        x.fetch_add(1);
+        observe(key, std::to_string(x.load()));
+      });
+      break;
+    }
     case Kind::plain_write: w.plain.store(0, tid); break;
     case Kind::locked_plain:
       w.m->lock();
@@ -109,10 +134,11 @@ const Registration random_model =
         .param("seed", 1, "generator seed", 0, 1000000000)
         .param("threads", 3, "threads", 1, 4)
         .param("budget", 6, "visible operations, about", 1, 12)
+        .param("mix", 0, "1: also awaits on multi-writer predicates and spawned children", 0, 1)
         .body([](const Params& p) {
           const int threads = static_cast<int>(p.get_int("threads"));
           auto prog = generate(static_cast<unsigned>(p.get_int("seed")), threads,
-                               static_cast<int>(p.get_int("budget")));
+                               static_cast<int>(p.get_int("budget")), p.get_int("mix") == 1);
           auto& w = make<World>();
           for (int i = 0; i < 2; ++i) w.x.push_back(&make<Atomic<int>>("x" + std::to_string(i), 0));
           w.m = &make<Mutex>("m");
