@@ -292,6 +292,10 @@ Ending Execution::run(Strategy& strategy) {
     }
     ++step_;
     AgentId pick = strategy.pick(Choice{step_, enabled, *this});
+    if (pick == kAbandon) {
+      --step_;
+      return Ending::abandoned;
+    }
     if (std::find(enabled.begin(), enabled.end(), pick) == enabled.end())
       throw std::logic_error("[heddle bug] strategy picked an agent that is not enabled");
     Agent& a = *agents_[index(pick)];

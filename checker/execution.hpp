@@ -50,8 +50,9 @@ struct ExecutionLimits {
   bool finish_after_bug = false;       // run on to the end after the first bug (keeping it)
 };
 
-/// How an execution ended.
-enum class Ending { complete, bug, step_limit };
+/// How an execution ended. `abandoned`: the strategy gave it up (pick
+/// returned kAbandon); it has no final state and is not counted as explored.
+enum class Ending { complete, bug, step_limit, abandoned };
 
 class Execution {
  public:

@@ -122,7 +122,8 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   std::vector<Event> trace_storage;  // recycled between executions
   std::optional<BugTrace> bug_trace;  // the first bug's execution, for minimization
   for (;;) {
-    result.stopped_by = budget_spent(config, result.stats.executions, elapsed());
+    result.stopped_by =
+        budget_spent(config, result.stats.executions + result.stats.abandoned, elapsed());
     if (!result.stopped_by.empty()) break;
     if (!strategy->begin_execution()) {
       // Randomized strategies stop on their own default budget: not exhaustive.
@@ -133,6 +134,18 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
     Execution ex(limits, pool);
     ex.adopt_trace_storage(std::move(trace_storage));
     Ending ending = run_execution(kernel, params, *strategy, ex);
+    struct Recycle {
+      Execution& ex;
+      std::vector<Event>& into;
+      ~Recycle() { into = ex.release_trace_storage(); }
+    } recycle{ex, trace_storage};
+    if (ending == Ending::abandoned) {
+      // Not an execution of the model (a reversal that cannot run): no
+      // final state, no verdict; a bug met on the way is met again elsewhere.
+      ++result.stats.abandoned;
+      strategy->end_execution(ex);
+      continue;
+    }
     ++result.stats.executions;
     result.stats.max_depth =
         std::max(result.stats.max_depth, static_cast<std::uint32_t>(ex.trace().size()));
@@ -141,11 +154,6 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
       if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end())
         result.notes.push_back(n);
     if (observer) observer(ex, ending);
-    struct Recycle {
-      Execution& ex;
-      std::vector<Event>& into;
-      ~Recycle() { into = ex.release_trace_storage(); }
-    } recycle{ex, trace_storage};
     if (!ex.bug()) continue;
     ++result.stats.buggy;
     if (ex.bug()->kind == Verdict::deadlock) ++result.stats.deadlocked;

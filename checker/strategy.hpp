@@ -20,6 +20,11 @@ struct Choice {
   const Execution& execution;         // agents, pending operations, trace so far
 };
 
+/// What pick() returns to give the running execution up: the controller
+/// ends it at once, and the explorer drops it (DPOR, when an explored
+/// reversal needs an operation that turns out blocked).
+inline constexpr AgentId kAbandon{0xfffffffeu};
+
 /// Counters a strategy may add to the run's statistics.
 struct StrategyStats {
   std::uint64_t sleep_blocked = 0;  // executions cut short by sleep sets
@@ -35,7 +40,7 @@ class Strategy {
   virtual std::string name() const = 0;
   /// Prepares the next execution; false when exploration is complete.
   virtual bool begin_execution() = 0;
-  /// Picks one of `c.enabled`.
+  /// Picks one of `c.enabled`, or kAbandon to give the execution up.
   virtual AgentId pick(const Choice& c) = 0;
   /// Picks a data value in [0, n) for heddle::choose().
   virtual std::uint32_t choose(std::uint32_t n, const Execution& ex) = 0;

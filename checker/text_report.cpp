@@ -86,6 +86,9 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
                      "max depth: {} steps\n",
                      r.stats.executions, r.stats.buggy, r.stats.deadlocked, r.stats.sleep_blocked,
                      r.stats.max_depth);
+  if (r.stats.abandoned > 0)
+    out += fmt::format("abandoned schedules (a moved wait turned out blocked; not executions): {}\n",
+                       r.stats.abandoned);
   out += summary_line(r) + "\n";
   return out;
 }
@@ -101,7 +104,8 @@ nlohmann::json summary_json(const Kernel& kernel, const Params& params, const Ru
   j["exhaustive"] = r.exhaustive;
   j["stopped_by"] = r.stopped_by;
   j["stats"] = {{"buggy", r.stats.buggy}, {"deadlocked", r.stats.deadlocked},
-                {"sleep_blocked", r.stats.sleep_blocked}, {"max_depth", r.stats.max_depth},
+                {"sleep_blocked", r.stats.sleep_blocked}, {"abandoned", r.stats.abandoned},
+                {"max_depth", r.stats.max_depth},
                 {"seconds", r.stats.seconds}};
   j["notes"] = r.notes;
   j["report"] = r.bug ? report_to_json(*r.bug) : nlohmann::json();

@@ -19,6 +19,7 @@ bool PopDpor::begin() {
   agents_.reset();
   followed_to_ = 0;
   blocked_at_ = SIZE_MAX;
+  abandoned_ = false;
   declared_.clear();
   conditional_.clear();
   enabled_.clear();
@@ -126,8 +127,8 @@ AgentId PopDpor::next(const Choice& c) {
         followed_to_ = p + 1;
       } else {  // the reversal needed a blocked operation to run: no such trace
         ++stats_.infeasible;
-        following_ = false;
-        abandon_schedule(p);
+        abandon_schedule();
+        return kAbandon;
       }
     }
     if (!chosen) a = free_choice(p, c, *s);
@@ -145,17 +146,17 @@ AgentId PopDpor::next(const Choice& c) {
   return a;
 }
 
-void PopDpor::abandon_schedule(std::size_t p) {
-  // The branch covers what it ran of its schedule, not the rest: keep the
-  // part that ran (its subtree extends that), or nothing if none did.
+void PopDpor::abandon_schedule() {
+  // The schedule's events cannot run in its order: no trace has it as a
+  // prefix, so the branch covers nothing and is forgotten. Running on with
+  // free choices would only repeat traces other branches cover (every
+  // event that could unblock the operation conflicts with it, so it is in
+  // the schedule already); the execution is given up instead.
   Slot& b = slot(branch_);
-  Seq& sched = b.started[b.cur];
-  if (p == branch_) {
-    b.started.erase(b.started.begin() + b.cur);
-    b.cur = 0;  // set again by the free choice made here
-  } else if (p - branch_ < sched.size()) {
-    sched.resize(p - branch_);
-  }
+  account(owner(branch_), 0 - seq_bytes(b.started[b.cur]));
+  b.started.erase(b.started.begin() + b.cur);
+  b.cur = 0;
+  abandoned_ = true;
 }
 
 void PopDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
@@ -281,6 +282,14 @@ EventInfo PopDpor::info_at(const std::vector<Event>& trace, std::size_t k) const
 }
 
 void PopDpor::end(const Execution& ex) {
+  if (abandoned_) {
+    // Its frame (pushed by advance()) holds only slots of this execution.
+    state_bytes_ -= top().bytes;
+    top().bytes = 0;
+    --top_;
+    if (!advance()) done_ = true;
+    return;
+  }
   agents_.sync(ex);  // agents created by the last step
   const std::size_t n = ex.trace().size();
   if (n != depth_) throw std::logic_error("[heddle bug] pop: trace and picks disagree");

@@ -43,7 +43,9 @@
 // race rules of pop_trace.hpp, shared in substance with OptimalDpor; a
 // moved blocking operation does not need the events after e (a lock moved
 // before the other lock does not need its unlock); a schedule whose agent
-// turns out blocked is abandoned for a free choice (PopStats::infeasible).
+// turns out blocked (an await moved before the write it needs) cannot run
+// in any trace, and its execution is given up (Strategy's kAbandon,
+// PopStats::infeasible), as GenMC counts its blocked executions apart.
 //
 // A pure component: the strategy hands it each pick and each finished
 // trace, it answers which agent runs next. It never runs fibers.
@@ -61,7 +63,7 @@ namespace heddle::dpor {
 /// Counters of one POP exploration.
 struct PopStats {
   std::uint64_t sleep_blocked = 0;   // executions an explored schedule already covered
-  std::uint64_t infeasible = 0;      // schedules whose next agent turned out blocked
+  std::uint64_t infeasible = 0;      // schedules whose next agent turned out blocked (abandoned)
   std::uint64_t pruned = 0;          // reversible races left to another execution (parsimony)
   std::uint64_t races = 0;           // reversible races analysed
   std::uint64_t redundant = 0;       // of which an explored schedule already covered
@@ -123,8 +125,9 @@ class PopDpor {
   AgentId free_choice(std::size_t p, const Choice& c, const Slot& s);
   /// Refines the branch recorded for position p to the footprint it ran with.
   void finalize(std::size_t p, const std::vector<Event>& trace);
-  /// Cuts the running schedule where its agent at p turned out blocked.
-  void abandon_schedule(std::size_t p);
+  /// Forgets the running schedule, whose next agent turned out blocked,
+  /// and marks the execution abandoned.
+  void abandon_schedule();
   /// Stores the finished execution in the top frame with its races.
   void record_frame(const Execution& ex);
   /// Marks the schedule events of the top frame (inherited below the branch).
@@ -154,6 +157,7 @@ class PopDpor {
   std::size_t followed_to_ = 0;        // positions [branch_, followed_to_) followed the plan
   std::size_t blocked_at_ = SIZE_MAX;  // position where every enabled agent slept
   bool started_ = false, done_ = false;
+  bool abandoned_ = false;             // the running execution was given up
   // What the running execution's picks saw, for its frame.
   std::vector<Footprint> declared_;
   std::vector<std::uint8_t> conditional_;

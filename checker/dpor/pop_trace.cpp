@@ -219,21 +219,23 @@ bool RaceFinder::reversible(const FinishedTrace& t, std::size_t i, std::size_t j
   // If j was already pending when i ran, the enabled sets say whether it
   // could run once the schedule's events have run. Otherwise assume it
   // could, unless it takes a unit of a resource that was empty before i; a
-  // schedule whose agent turns out blocked is abandoned when it is reached
-  // (PopStats::infeasible).
+  // schedule whose agent turns out blocked is given up when it is reached
+  // (PopStats::infeasible, RunStats::abandoned).
   const auto si = static_cast<std::int32_t>(i);
   const bool pending = t.prev_pos[j] < si && (ej.agent_event > 0 || t.created_by[j] < si);
   if (pending) {
     if (t.was_enabled(i, ej.agent)) return true;
-    // Not enabled when i ran: the step that enabled it in this trace must
-    // not be i or depend on i (JACM 2017 checks reversibility after
-    // notdep(e, E), where that step has run, not at e). OptimalDpor asks
-    // the enabled set at i only and misses these traces (a DMA wait enabled
-    // by a copy that completes later: pallas_tpu/right_permute, 2 of 4).
-    // Judged by the step that enabled j here; a step that could have
-    // enabled it otherwise is not considered (none did on any test).
-    for (std::size_t q = i + 1; q <= std::min(j, t.real - 1); ++q)
-      if (t.was_enabled(q, ej.agent)) return q - 1 != i && !t.happens_before(i, q - 1);
+    // Not enabled when i ran. The schedule runs j after pre(E, i) and the
+    // events of j's past that do not follow i (JACM 2017 checks
+    // reversibility after notdep(e, E), not at e). Only those that touch
+    // j's objects can change whether it runs: with none, j sees what it saw
+    // at i and stays blocked. With one (the copy that completes a DMA wait,
+    // pallas_tpu/right_permute; any of several writers an await's predicate
+    // accepts), j may run; if it does not, the schedule is given up.
+    for (std::size_t k = i + 1; k < std::min(j, t.real); ++k)
+      if (t.events[k].agent != ej.agent && conflicts(t.events[k].footprint, ej.footprint) &&
+          !t.happens_before(i, k))
+        return true;
     return false;
   }
   const Footprint& fp = j < t.real ? t.declared[j] : ej.footprint;

@@ -180,3 +180,23 @@ const auto proxy_kinds =
           });
         });
 }  // namespace
+
+namespace {
+using namespace heddle;
+
+// Two writers, each of which alone releases T2's await (x0 != 0 || x1 != 0);
+// T2 records what it saw when it passed. Three traces: the await after W0
+// only, after W1 only, after both; three final states.
+const auto await_either =
+    kernel("test/await_either", "an await that either of two writers releases")
+        .body([](const Params&) {
+          auto& x0 = make<Atomic<int>>("x0", 0);
+          auto& x1 = make<Atomic<int>>("x1", 0);
+          spawn("W0", [&x0] { x0.store(1); });
+          spawn("W1", [&x1] { x1.store(1); });
+          spawn("T2", [&x0, &x1] {
+            await([&x0, &x1] { return x0.peek() != 0 || x1.peek() != 0; }, {&x0, &x1});
+            observe("saw", std::to_string(x0.peek()) + std::to_string(x1.peek()));
+          });
+        });
+}  // namespace
