@@ -21,6 +21,7 @@ bool contains(const std::vector<AgentId>& v, AgentId a) {
 bool BoundedDpor::begin() {
   if (done_) return false;
   depth_ = 0;
+  agents_.reset();
   return true;
 }
 
@@ -36,20 +37,32 @@ AgentId BoundedDpor::first_pick(const Node& n) const {
 }
 
 AgentId BoundedDpor::next(const Choice& c) {
+  // Decisions name agents by canonical id (engine ids follow creation
+  // order, which changes with the interleaving); `a` is the engine's.
+  agents_.sync(c.execution);
+  auto running = [&](AgentId canon) {
+    AgentId a{};
+    if (!agents_.find(canon, a) ||
+        std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
+      not_deterministic();
+    return a;
+  };
   if (depth_ < path_.size()) {  // replaying the prefix of the last execution
     Node& n = path_[depth_];
-    if (n.data || std::find(c.enabled.begin(), c.enabled.end(), n.chosen) == c.enabled.end())
-      not_deterministic();
+    if (n.data) not_deterministic();
     ++depth_;
-    return n.chosen;
+    return running(n.chosen);
   }
   const std::size_t step = steps_.size();
   if (step + 1 != c.step) throw std::logic_error("[heddle bug] bounded: steps and picks disagree");
   const auto& agents = c.execution.agents();
-  for (std::size_t a = thread_.size(); a < agents.size(); ++a)
-    thread_.push_back(agents[a]->kind == Agent::Kind::thread);
+  for (std::size_t a = 0; a < agents.size(); ++a) {
+    const std::size_t k = index(agents_.canon(AgentId{static_cast<std::uint32_t>(a)}));
+    if (k >= thread_.size()) thread_.resize(k + 1, 0);
+    thread_[k] = agents[a]->kind == Agent::Kind::thread;
+  }
   Node n;
-  n.enabled.assign(c.enabled.begin(), c.enabled.end());
+  for (AgentId a : c.enabled) n.enabled.push_back(agents_.canon(a));
   if (step > 0) {
     // Async steps are transparent: prev is the last *thread* that ran.
     const Node& p = path_[steps_.back()];
@@ -63,7 +76,7 @@ AgentId BoundedDpor::next(const Choice& c) {
   steps_.push_back(path_.size());
   path_.push_back(std::move(n));
   ++depth_;
-  return path_.back().chosen;
+  return running(path_.back().chosen);
 }
 
 std::uint32_t BoundedDpor::choose(std::uint32_t n) {
@@ -81,7 +94,9 @@ std::uint32_t BoundedDpor::choose(std::uint32_t n) {
 }
 
 void BoundedDpor::end(const Execution& ex) {
-  const auto& trace = ex.trace();
+  agents_.sync(ex);  // agents created by the last step
+  std::vector<Event> trace = ex.trace();
+  for (Event& e : trace) e.agent = agents_.canon(e.agent);
   if (trace.size() != steps_.size() || depth_ != path_.size())
     throw std::logic_error("[heddle bug] bounded: the trace and the decisions disagree");
   // Operations still pending when the run ended (blocked, or cut off by a
@@ -93,7 +108,7 @@ void BoundedDpor::end(const Execution& ex) {
     if (a->kind == Agent::Kind::thread && !static_cast<const ThreadAgent&>(*a).has_pending)
       continue;
     Event& e = pending.emplace_back();
-    e.agent = a->id;
+    e.agent = agents_.canon(a->id);
     e.footprint = a->pending().footprint;
     e.agent_event = a->events;
     e.created_by = a->events == 0 ? a->created_by : -1;

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "checker/dpor/canonical.hpp"
 #include "checker/dpor/event.hpp"
 #include "checker/strategy.hpp"
 
@@ -100,7 +101,8 @@ class BoundedDpor {
   std::vector<std::uint32_t> clocks_;  // clocks_[k * stride_ + a]: a's events hb-or-at k
   std::size_t stride_ = 0;
   std::vector<std::int32_t> prev_pos_;  // the same agent's previous event
-  std::vector<char> thread_;            // thread_[a]: agent a is a thread (not async)
+  std::vector<char> thread_;            // thread_[a]: canonical agent a is a thread
+  CanonicalAgents agents_;              // decisions and clocks name agents by canonical id
   BoundedStats stats_;
 };
 

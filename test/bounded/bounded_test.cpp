@@ -101,6 +101,7 @@ TEST_CASE("bounded reaches what dfs reaches within the bound, on named models", 
       {"test/async_copy", {}},
       {"test/proxy_fence", {}},
       {"test/two_locks", {}},
+      {"test/await_either", {}},
       {"test/asserter", {}},
       {"search/preempt_race", {}},
       {"search/chain_race", {}},
@@ -207,4 +208,18 @@ TEST_CASE("an async phase completing neither counts nor breaks a thread's run", 
   CHECK(r.verdict == Verdict::assertion);
   REQUIRE(!r.notes.empty());
   CHECK(r.notes.back().find("found with bound 0") != std::string::npos);
+}
+
+TEST_CASE("bounded reaches what dfs reaches within the bound, with awaits and spawned children",
+          "[bounded]") {
+  // mix=1: awaits several writers can release, and threads spawning children.
+  const int models = std::getenv("HEDDLE_LONG") != nullptr ? 3000 : 300;
+  for (int seed = 1; seed <= models; ++seed) {
+    INFO("seed " << seed);
+    auto params = random_model(seed);
+    params["mix"] = "1";
+    auto all = brute_force("test/random", params);
+    check_bounds("test/random", params, all);
+    check_auto("test/random", params, all);
+  }
 }

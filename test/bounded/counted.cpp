@@ -27,6 +27,7 @@ class Counting final : public Strategy {
   }
   AgentId pick(const Choice& c) override {
     AgentId a = inner_->pick(c);
+    if (a == kAbandon) return a;
     // Async steps are transparent: only a thread step can preempt, and only
     // the last thread that ran can be preempted.
     if (c.execution.agents()[index(a)]->kind != Agent::Kind::thread) return a;
