@@ -39,6 +39,7 @@ Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits),
   ready_.reserve(t_agents_hint);
   name_hash_.reserve(t_agents_hint);
   object_names_.reserve(t_objects_hint);
+  object_creators_.reserve(t_objects_hint);
   owned_.reserve(t_owned_hint);
   if (t_spare_arenas.empty()) {
     arena_ = new Arena;
@@ -146,6 +147,7 @@ void Execution::add_agent(std::unique_ptr<Agent> a) {
 
 ObjectId Execution::add_object(std::string&& name) {
   object_names_.push_back(std::move(name));
+  object_creators_.push_back(running_ != nullptr ? index(running_->id) : kNoCreator);
   return ObjectId{static_cast<std::uint32_t>(object_names_.size() - 1)};
 }
 

@@ -78,6 +78,11 @@ class Execution {
   /// Registers a named object (sync object or region) and returns its id.
   ObjectId add_object(std::string&& name);
   const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
+  /// Number of objects registered so far.
+  std::size_t object_count() const noexcept { return object_names_.size(); }
+  /// The agent that registered object `id` (kNoCreator: setup or exit checks).
+  std::uint32_t object_creator(ObjectId id) const { return object_creators_[index(id)]; }
+  static constexpr std::uint32_t kNoCreator = 0xffffffffu;
   /// Allocates a T owned by this execution (models keep references to it),
   /// in the execution's arena; it is destroyed when the execution ends.
   template <class T, class... A>
@@ -184,6 +189,7 @@ class Execution {
   std::vector<std::uint8_t> ready_;
   std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
   std::vector<std::string> object_names_;
+  std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator
   // An object made by make(): destroyed, in creation order, when the
   // execution ends; its memory belongs to arena_.
   struct Owned {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "checker/dpor/event.hpp"
@@ -93,6 +94,51 @@ class CanonicalAgents {
   std::vector<std::int32_t> from_canon_;  // canonical -> running agent, -1 if absent
   std::map<int, std::uint32_t> rank_;     // agents created so far per creating position
   std::uint32_t roots_ = 0;               // agents created before step 1 so far
+  std::vector<std::uint32_t> root_ids_;   // canonical id of the r-th of those
+};
+
+/// Maps the objects of the running execution to canonical ids (kept across
+/// executions) and back: objects registered by setup keep their engine id
+/// order; one registered by an agent (a buffer a thread makes, a flag a
+/// copy shares) is named by its creator's canonical id and its rank among
+/// that agent's objects, since which thread registers first depends on the
+/// interleaving.
+class CanonicalObjects {
+ public:
+  /// Forgets the previous execution's objects (not the canonical ids).
+  void reset() {
+    to_canon_.clear();
+    per_agent_.clear();
+    roots_ = 0;
+  }
+  /// Gives canonical ids to the objects `ex` registered since the last
+  /// call; `agents` must know their creators already.
+  void sync(const Execution& ex, const CanonicalAgents& agents) {
+    for (std::size_t o = to_canon_.size(); o < ex.object_count(); ++o) {
+      const std::uint32_t by = ex.object_creator(ObjectId{static_cast<std::uint32_t>(o)});
+      if (by == Execution::kNoCreator) {
+        if (roots_ == root_ids_.size()) root_ids_.push_back(fresh({UINT32_MAX, roots_}));
+        to_canon_.push_back(root_ids_[roots_++]);
+        continue;
+      }
+      if (by >= per_agent_.size()) per_agent_.resize(by + 1, 0);
+      to_canon_.push_back(fresh({index(agents.canon(AgentId{by})), per_agent_[by]++}));
+    }
+  }
+  /// Rewrites `fp`'s objects to canonical ids.
+  void canon(Footprint& fp) const {
+    for (auto& a : fp) a.object = ObjectId{to_canon_[index(a.object)]};
+  }
+
+ private:
+  std::uint32_t fresh(std::pair<std::uint32_t, std::uint32_t> key) {
+    return ids_.try_emplace(key, static_cast<std::uint32_t>(ids_.size())).first->second;
+  }
+
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> ids_;
+  std::vector<std::uint32_t> to_canon_;   // running execution's object -> canonical
+  std::vector<std::uint32_t> per_agent_;  // objects registered so far, per engine agent
+  std::uint32_t roots_ = 0;               // objects registered by no agent so far
   std::vector<std::uint32_t> root_ids_;   // canonical id of the r-th of those
 };
 

@@ -17,6 +17,7 @@ bool PopDpor::begin() {
   }
   depth_ = 0;
   agents_.reset();
+  objects_.reset();
   followed_to_ = 0;
   blocked_at_ = SIZE_MAX;
   abandoned_ = false;
@@ -87,7 +88,7 @@ AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
   // agent whose step does not complete a sleep sequence (nor, at a branch
   // point, a branch started there).
   for (AgentId a : c.enabled) {
-    const EventInfo x = agents_.pending_event(c, a);
+    const EventInfo x = pending(c, a);
     auto done = [&](const Seq& seq) { return completes(seq, x); };
     if (std::none_of(s.sleep.begin(), s.sleep.end(), done) &&
         std::none_of(s.started.begin(), s.started.end(), done))
@@ -99,10 +100,17 @@ AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
   return c.enabled.front();
 }
 
+EventInfo PopDpor::pending(const Choice& c, AgentId a) const {
+  EventInfo e = agents_.pending_event(c, a);
+  objects_.canon(e.footprint);
+  return e;
+}
+
 AgentId PopDpor::next(const Choice& c) {
   const std::size_t p = depth_++;
   const auto& trace = c.execution.trace();
   agents_.sync(c.execution);
+  objects_.sync(c.execution, agents_);
   enabled_at_.push_back(static_cast<std::uint32_t>(enabled_.size()));
   for (AgentId x : c.enabled) enabled_.push_back(agents_.canon(x));
   if (p > 0) finalize(p - 1, trace);
@@ -133,7 +141,7 @@ AgentId PopDpor::next(const Choice& c) {
     }
     if (!chosen) a = free_choice(p, c, *s);
   }
-  EventInfo pe = agents_.pending_event(c, a);
+  EventInfo pe = pending(c, a);
   declared_.push_back(pe.footprint);
   conditional_.push_back(pe.conditional ? 1 : 0);
   // A fresh position, or a branch point whose schedule could not run,
@@ -166,7 +174,9 @@ void PopDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
   auto refine = [&](EventInfo& e) {
     if (e.agent != agents_.canon(trace[p].agent) || e.agent_event != trace[p].agent_event)
       throw std::logic_error("[heddle bug] pop: the trace ran another step than the one picked");
-    if (!same_footprint(e.footprint, trace[p].footprint)) e.footprint = trace[p].footprint;
+    Footprint ran = trace[p].footprint;
+    objects_.canon(ran);
+    if (!same_footprint(e.footprint, ran)) e.footprint = std::move(ran);
   };
   Slot& s = slot(p);
   refine(s.started[s.cur][0]);
@@ -192,6 +202,7 @@ void PopDpor::collect_pending(const Execution& ex, FinishedTrace& t) {
     e.agent = agents_.canon(a->id);
     e.agent_event = a->events;
     e.footprint = a->pending().footprint;
+    objects_.canon(e.footprint);
     const std::int32_t cb = a->events == 0 ? a->created_by : -1;
     if (cb >= 0) {
       const Event& cr = trace[static_cast<std::size_t>(cb)];
@@ -277,6 +288,7 @@ void PopDpor::keep_parsimonious(Frame& f) {
 EventInfo PopDpor::info_at(const std::vector<Event>& trace, std::size_t k) const {
   EventInfo e = event_info(trace, k, conditional_[k] != 0);
   e.agent = agents_.canon(e.agent);
+  objects_.canon(e.footprint);
   if (e.has_creator) e.creator_agent = agents_.canon(e.creator_agent);
   return e;
 }
@@ -290,7 +302,8 @@ void PopDpor::end(const Execution& ex) {
     if (!advance()) done_ = true;
     return;
   }
-  agents_.sync(ex);  // agents created by the last step
+  agents_.sync(ex);  // agents and objects created by the last step
+  objects_.sync(ex, agents_);
   const std::size_t n = ex.trace().size();
   if (n != depth_) throw std::logic_error("[heddle bug] pop: trace and picks disagree");
   if (n > 0) finalize(n - 1, ex.trace());

@@ -136,7 +136,10 @@ class PopDpor {
   void keep_parsimonious(Frame& f);
   /// Appends the operations still pending at the end (deadlock, limits).
   void collect_pending(const Execution& ex, FinishedTrace& t);
-  /// Position k of the running execution, agents named by canonical id.
+  /// The operation agent `a` has pending at `c`, agents and objects named
+  /// by canonical id.
+  EventInfo pending(const Choice& c, AgentId a) const;
+  /// Position k of the running execution, agents and objects named by canonical id.
   EventInfo info_at(const std::vector<Event>& trace, std::size_t k) const;
   /// Pops races (and exhausted frames) until one gives a schedule to explore.
   bool advance();
@@ -165,6 +168,7 @@ class PopDpor {
   std::vector<std::uint32_t> enabled_at_;
   RaceFinder finder_;
   CanonicalAgents agents_;  // events and plans name agents by canonical id
+  CanonicalObjects objects_;  // ... and footprints objects
   std::vector<const EventInfo*> v_;  // the schedule being checked
   EventInfo moved_;                  // its last event, as declared
   std::vector<std::size_t> heads_;   // schedule heads of the trace being analysed
