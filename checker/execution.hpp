@@ -107,6 +107,7 @@ class Execution {
   void publish();
   /// The agent running now (nullptr during setup and exit checks).
   Agent* self() noexcept { return running_; }
+  const Agent* self() const noexcept { return running_; }
   /// Joins `s` into the current agent (acquire).
   void acquire(const SyncClock& s);
   /// Joins the current agent into `s` (release).

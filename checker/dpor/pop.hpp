@@ -82,6 +82,11 @@ class PopDpor {
   /// Records the finished execution and picks the next schedule to explore.
   void end(const Execution& ex);
   const PopStats& stats() const noexcept { return stats_; }
+  /// The canonical id of agent `a` of the running execution `ex`.
+  AgentId canonical(const Execution& ex, AgentId a) {
+    agents_.sync(ex);
+    return agents_.canon(a);
+  }
   /// True once begin() has returned false.
   bool done() const noexcept { return done_; }
 

@@ -3,9 +3,16 @@
 // (wakeup trees, JACM 2017 Alg. 2), but each race is reversed eagerly
 // instead of stored in a wakeup tree, so its state grows with the execution
 // length, not with the number of executions; the algorithm itself lives in
-// checker/dpor/pop.hpp.
+// checker/dpor/pop.hpp. Data choices run one POP exploration per assignment
+// of values (checker/dpor/data_choices.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "checker/dpor/data_choices.hpp"
 #include "checker/dpor/pop.hpp"
-#include "checker/errors.hpp"
+#include "checker/execution.hpp"
 #include "checker/explorer.hpp"
 
 namespace heddle {
@@ -14,21 +21,45 @@ namespace {
 class Pop final : public Strategy {
  public:
   std::string name() const override { return "dpor"; }
-  bool begin_execution() override { return core_.begin(); }
-  AgentId pick(const Choice& c) override { return core_.next(c); }
-  std::uint32_t choose(std::uint32_t, const Execution&) override {
-    throw ModelError(
-        "heddle::choose is not supported by the dpor strategy: run this kernel with "
-        "--strategy dfs");
+  bool begin_execution() override {
+    choices_.begin_execution();
+    while (!core_->begin()) {  // every trace of this assignment explored
+      if (!choices_.advance()) return false;
+      retire_core();
+    }
+    return true;
   }
-  void end_execution(const Execution& ex) override { core_.end(ex); }
-  bool exhaustive() const override { return core_.done(); }
+  AgentId pick(const Choice& c) override { return core_->next(c); }
+  std::uint32_t choose(std::uint32_t n, const Execution& ex) override {
+    const Agent* self = ex.self();
+    return choices_.value(self ? index(core_->canonical(ex, self->id)) : dpor::DataChoices::kSetup,
+                          n);
+  }
+  void end_execution(const Execution& ex) override { core_->end(ex); }
+  bool exhaustive() const override { return core_->done(); }
   StrategyStats stats() const override {
-    return {core_.stats().sleep_blocked, core_.stats().peak_state_bytes};
+    return {sleep_blocked_ + core_->stats().sleep_blocked,
+            std::max(peak_bytes_, core_->stats().peak_state_bytes)};
+  }
+  std::vector<std::string> notes() const override {
+    if (!choices_.any()) return {};
+    return {fmt::format("dpor: data choices explored by value: {} assignments, each explored "
+                        "exhaustively",
+                        choices_.assignments())};
   }
 
  private:
-  dpor::PopDpor core_;
+  // Keeps the finished exploration's statistics and starts a fresh one.
+  void retire_core() {
+    sleep_blocked_ += core_->stats().sleep_blocked;
+    peak_bytes_ = std::max(peak_bytes_, core_->stats().peak_state_bytes);
+    core_ = std::make_unique<dpor::PopDpor>();
+  }
+
+  std::unique_ptr<dpor::PopDpor> core_ = std::make_unique<dpor::PopDpor>();
+  dpor::DataChoices choices_;
+  std::uint64_t sleep_blocked_ = 0;
+  std::uint64_t peak_bytes_ = 0;
 };
 
 const bool registered = [] {

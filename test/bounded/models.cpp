@@ -9,8 +9,8 @@ using namespace heddle;
 
 // T0 picks which of two atomics to bump (a data choice), T1 reads both:
 // the final state depends on the value chosen and on the interleaving.
-// With choose=0 (the default, for strategies without data choices: the
-// suite runs every kernel with dpor) T0 always takes value 2.
+// With choose=0 (the default, for strategies without data choices, like
+// optimal) T0 always takes value 2.
 const auto choice =
     kernel("bounded/choice", "a thread chooses which atomic to write while another reads both")
         .param("choose", 0, "1: the value is heddle::choose(3)", 0, 1)

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -173,4 +174,32 @@ TEST_CASE("abandoned schedules are reported apart from executions", "[dpor]") {
                      std::to_string(r.stats.abandoned) + "\n") != std::string::npos);
   auto summary = nlohmann::json::parse(test::slurp(dir + "/s.json"));
   CHECK(summary["stats"]["abandoned"] == r.stats.abandoned);
+}
+
+TEST_CASE("dpor explores data choices, one exploration per assignment", "[dpor]") {
+  // test/local_choices: 2 setup values x 2 values of T0's choice. T1 writes
+  // x: the two writes of x in 2 orders, T2's read of x in 3 places: 6
+  // traces. T1 writes y: T2's reads before or after each write: 4. In all
+  // 2 x (6 + 4) = 20.
+  RunConfig c;
+  c.strategy = "dpor";
+  auto got = test::outcomes("test/local_choices", {}, c);
+  RunConfig d;
+  d.strategy = "dfs";
+  auto all = test::outcomes("test/local_choices", {}, d);
+  CHECK(got.result.exhaustive);
+  CHECK(got.final_states == all.final_states);
+  CHECK(got.result.stats.executions == 20);
+  CHECK(got.result.stats.sleep_blocked == 0);
+  CHECK(std::count(got.result.notes.begin(), got.result.notes.end(),
+                   "dpor: data choices explored by value: 4 assignments, each explored "
+                   "exhaustively") == 1);
+  auto bchoice = test::outcomes("bounded/choice", {{"choose", "1"}}, c);
+  CHECK(bchoice.final_states == test::outcomes("bounded/choice", {{"choose", "1"}}, d).final_states);
+  // A bug that needs one value of each choice: found, and replayed.
+  RunResult bug = test::run("test/local_choices", {{"check", "1"}}, c);
+  REQUIRE(bug.verdict == Verdict::assertion);
+  RunResult again = test::replay(*bug.schedule);
+  CHECK(again.verdict == Verdict::assertion);
+  CHECK(again.bug->title == bug.bug->title);
 }

@@ -200,3 +200,29 @@ const auto await_either =
           });
         });
 }  // namespace
+
+namespace {
+using namespace heddle;
+
+// Data choices made by setup and by a thread. Setup chooses whether T1
+// writes x or y; T0 chooses the value it writes to x; T2 reads x, then y.
+// With check=1, T2 asserts it never sees x=2 with y=5 (T0 chose 1 and T1
+// wrote y, both before T2's reads).
+const auto local_choices =
+    kernel("test/local_choices", "setup and a thread make data choices")
+        .param("check", 0, "1: T2 asserts a combination the choices can produce", 0, 1)
+        .body([](const Params& p) {
+          auto& x = make<Atomic<int>>("x", 0);
+          auto& y = make<Atomic<int>>("y", 0);
+          const bool to_y = choose(2) == 1;
+          const bool check_it = p.get_int("check") == 1;
+          spawn("T0", [&x] { x.store(static_cast<int>(choose(2)) + 1); });
+          spawn("T1", [&x, &y, to_y] { (to_y ? y : x).store(5); });
+          spawn("T2", [&x, &y, check_it] {
+            const int a = x.load();
+            const int b = y.load();
+            if (check_it) check(!(a == 2 && b == 5), "x=2 with y=5");
+            observe("seen", std::to_string(a) + "," + std::to_string(b));
+          });
+        });
+}  // namespace
