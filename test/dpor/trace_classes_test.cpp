@@ -89,8 +89,11 @@ TEST_CASE("dpor explores every trace of the GPU and TPU kernels once", "[dpor]")
 }
 
 TEST_CASE("dpor explores every trace of random models once", "[dpor]") {
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   // The trace classes dfs reaches, named by creation paths, against those
-  // dpor explores: the same set, and no trace twice. HEDDLE_LONG=1: 3,000.
+  // dpor explores: the same set, and no trace twice. HEDDLE_LONG=1: 3,000
+  // (optimal missed one trace of seed 9619 until sleepers a wakeup step
+  // left asleep stopped vouching for reversals; see the next test case).
   const int models = std::getenv("HEDDLE_LONG") != nullptr ? 3000 : 300;
   int missed = 0, twice = 0;
   for (int seed = 1; seed <= models; ++seed) {
@@ -99,8 +102,8 @@ TEST_CASE("dpor explores every trace of random models once", "[dpor]") {
         {"threads", std::to_string(2 + seed % 3)},
         {"budget", std::to_string(3 + seed % 5)}};
     auto brute = explore_classes("test/random", "dfs", params);
-    auto got = explore_classes("test/random", "dpor", params);
-    INFO("seed " << seed);
+    auto got = explore_classes("test/random", strategy.c_str(), params);
+    INFO(strategy << " seed " << seed);
     REQUIRE(got.result.exhaustive);
     CHECK(got.traces == brute.traces);
     missed += got.traces != brute.traces;
@@ -110,7 +113,40 @@ TEST_CASE("dpor explores every trace of random models once", "[dpor]") {
                    << got.traces.size() << " traces");
     }
   }
-  WARN(models << " random models: " << missed << " with a trace missed, " << twice
+  WARN(strategy << ", " << models << " random models: " << missed << " with a trace missed, " << twice
               << " with a trace explored twice");
   CHECK(twice == 0);
+}
+
+TEST_CASE("optimal explores every trace once when a wakeup step is a failed CAS", "[dpor]") {
+  // A failed CAS is a read, a successful one a write. A reversal puts the
+  // CAS in the wakeup tree as a write (it may succeed there); when it runs
+  // and fails, a sleeping read or failed CAS on the same object stays
+  // asleep, though the tree's leaves assumed it woken (JACM 2017, Sec. 6.1).
+  // It must not then skip a reversal it does not cover: each of these lost
+  // one trace (test/failed_cas order 0: C, C's load, A, B), and with it a
+  // final state on test/random seed 3368 (mix=1). Counts from dfs.
+  struct Model {
+    const char* kernel;
+    std::map<std::string, std::string> params;
+  };
+  std::vector<Model> models = {
+      {"test/random", {{"seed", "3368"}, {"threads", "4"}, {"budget", "6"}, {"mix", "1"}}},
+      {"test/random", {{"seed", "9619"}, {"threads", "3"}, {"budget", "7"}}},
+  };
+  for (int plain = 0; plain < 2; ++plain)
+    for (int order = 0; order < 6; ++order)
+      models.push_back({"test/failed_cas",
+                        {{"plain", std::to_string(plain)}, {"order", std::to_string(order)}}});
+  for (const auto& m : models) {
+    auto brute = explore_classes(m.kernel, "dfs", m.params);
+    auto got = explore_classes(m.kernel, "optimal", m.params);
+    std::string args;
+    for (const auto& [k, v] : m.params) args += " " + k + "=" + v;
+    INFO(m.kernel << args);
+    REQUIRE(got.result.exhaustive);
+    CHECK(got.traces == brute.traces);
+    CHECK(got.result.stats.executions == brute.traces.size());
+    CHECK(got.result.stats.sleep_blocked == 0);
+  }
 }
