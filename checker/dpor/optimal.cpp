@@ -107,9 +107,12 @@ void OptimalDpor::carry_sleep(std::size_t p) {
   const EventInfo& last = tree_.event(prev.node);
   for (Sleeper s : prev.sleep) {
     if (dependent(tree_.event_by_id(s.ran), last)) continue;
-    if (prev.from_tree &&
-        dependent(tree_.event_by_id(s.declared), tree_.event_by_id(prev.planned)))
-      s.owed = true;
+    if (prev.from_tree) {
+      const EventInfo& planned = tree_.event_by_id(prev.planned);
+      if (dependent(tree_.event_by_id(s.ran), planned) ||
+          dependent(tree_.event_by_id(s.declared), planned))
+        s.owed = true;
+    }
     pos.sleep.push_back(s);
   }
 }
@@ -131,8 +134,16 @@ void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std
   out.agent = agents_.canon(e.agent);
   out.agent_event = e.agent_event;
   // A moved operation may do something else (a failed CAS may succeed), so
-  // the event that changes place is compared by what it may touch.
-  out.footprint = declared && k < n ? declared_footprint(k) : e.footprint;
+  // the event that changes place is compared by what it may touch: what it
+  // declared and what it did (a step that leads its thread to a TPU
+  // semaphore wait adds a write of that semaphore when it runs).
+  out.footprint = e.footprint;
+  if (declared && k < n)
+    for (const Access& a : declared_footprint(k))
+      if (std::none_of(e.footprint.begin(), e.footprint.end(), [&](const Access& b) {
+            return b.object == a.object && b.lo == a.lo && b.hi == a.hi && b.write == a.write;
+          }))
+        out.footprint.push_back(a);
   out.conditional = conditional_at(n, k);
   out.has_creator = false;
   out.creator_agent = AgentId{};
