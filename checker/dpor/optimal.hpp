@@ -47,12 +47,21 @@ class OptimalDpor {
   // sleep_[p] and enabled_[p] describe the state before position p.
   // Events are named by their interned ids in tree_ (sleep sets are
   // copied at every step: ids keep that a few bytes per entry).
+  struct Sleeper {
+    std::uint32_t ran = 0;       // interned id of the event as it ran (refined)
+    std::uint32_t declared = 0;  // ... and as it was declared
+    // Kept asleep past a wakeup step that ran narrower than the tree had it
+    // (a failed CAS): the tree counted on that step waking it.
+    bool owed = false;
+  };
   struct Position {
     std::int32_t node = WakeupForest::kNone;
     AgentId agent{};  // the agent of node's event (read without touching the tree)
-    std::vector<std::uint32_t> sleep;  // interned ids of the sleeping events
+    std::vector<Sleeper> sleep;        // the sleeping events
     std::vector<AgentId> enabled;
     std::uint32_t declared = 0;  // interned id of the operation before refinement
+    std::uint32_t planned = 0;   // interned id the wakeup tree held (if from_tree)
+    bool from_tree = false;      // the step followed a wakeup-tree node
     bool conditional = false;
   };
   // An operation still pending when the execution ended (a blocked lock in
@@ -65,6 +74,8 @@ class OptimalDpor {
 
   std::int32_t parent_of(std::size_t p) const { return p == 0 ? 0 : path_[p - 1].node; }
   std::int32_t take_wakeup_child(std::size_t p, const Choice& c);
+  /// Fills sleep(p) from sleep(p - 1) and the step at p - 1.
+  void carry_sleep(std::size_t p);
   void finalize(std::size_t p, const std::vector<Event>& trace);
   /// Describes position k into `out` (its declared footprint if `declared`).
   void fill_info(EventInfo& out, const std::vector<Event>& trace, std::size_t k,

@@ -64,10 +64,11 @@ Classes explore_classes(const std::string& kernel, const char* strategy,
 }  // namespace
 
 TEST_CASE("dpor explores every trace of the GPU and TPU kernels once", "[dpor]") {
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   // dfs: right_permute 920 executions in 4 traces, all_gather 44,880 in 4.
-  // Known gap of the wakeup-tree strategy `optimal` (JACM 2017, Alg. 2, as
-  // implemented here): it explores 2 of the 4 traces in both; verdicts and
-  // final states still agree. `dpor` (POP) explores all 4.
+  // `optimal` explored 2 of the 4 in both until a reversed step was compared
+  // by what it declared and also what it did: the step before a TPU
+  // semaphore wait writes that semaphore once it runs (models/tpu).
   using Args = std::map<std::string, std::string>;
   const std::vector<std::pair<const char*, Args>> kernels = {
       {"pallas_tpu/right_permute", {}},
@@ -78,27 +79,32 @@ TEST_CASE("dpor explores every trace of the GPU and TPU kernels once", "[dpor]")
   };
   for (const auto& [kernel, params] : kernels) {
     auto brute = explore_classes(kernel, "dfs", params);
-    auto got = explore_classes(kernel, "dpor", params);
-    INFO(kernel);
+    auto got = explore_classes(kernel, strategy.c_str(), params);
+    INFO(strategy << " " << kernel);
     REQUIRE(brute.result.exhaustive);
     REQUIRE(got.result.exhaustive);
     CHECK(got.traces == brute.traces);
     // Each trace once. Whether a wait moved before a step can run there is
     // not known in advance when another step could unblock it (an mbarrier
-    // wait, a DMA semaphore wait): such a schedule is tried, and given up
-    // when the wait turns out blocked (abandoned, not an execution). That
+    // wait, a DMA semaphore wait): such a schedule is tried, and dpor gives
+    // it up when the wait turns out blocked (abandoned, not an execution).
+    // optimal runs on into a trace already covered (sleep-blocked). That
     // waste stays well below the traces explored.
-    CHECK(got.result.stats.executions == brute.traces.size());
-    CHECK(got.result.stats.sleep_blocked == 0);
-    CHECK(got.result.stats.abandoned <= brute.traces.size());
-    WARN(kernel << ": " << brute.traces.size() << " traces, " << got.result.stats.abandoned
-                << " schedules abandoned");
+    const auto& st = got.result.stats;
+    CHECK(st.executions - st.sleep_blocked == brute.traces.size());
+    if (strategy == "dpor") CHECK(st.sleep_blocked == 0);
+    CHECK(st.abandoned + st.sleep_blocked <= brute.traces.size());
+    WARN(strategy << " " << kernel << ": " << brute.traces.size() << " traces, " << st.abandoned
+                  << " schedules abandoned, " << st.sleep_blocked << " executions sleep-blocked");
   }
 }
 
 TEST_CASE("dpor explores every trace of random models once", "[dpor]") {
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   // The trace classes dfs reaches, named by creation paths, against those
-  // dpor explores: the same set, and no trace twice. HEDDLE_LONG=1: 3,000.
+  // dpor explores: the same set, and no trace twice. HEDDLE_LONG=1: 3,000
+  // (optimal missed one trace of seed 9619 until sleepers a wakeup step
+  // left asleep stopped vouching for reversals; see the next test case).
   // mix=1 models (awaits several writers can satisfy, spawned children)
   // are the second half.
   const int models = std::getenv("HEDDLE_LONG") != nullptr ? 3000 : 300;
@@ -111,19 +117,52 @@ TEST_CASE("dpor explores every trace of random models once", "[dpor]") {
         {"budget", std::to_string(3 + seed % 5)},
         {"mix", m < models ? "0" : "1"}};
     auto brute = explore_classes("test/random", "dfs", params);
-    auto got = explore_classes("test/random", "dpor", params);
-    INFO("seed " << seed << " mix " << params.at("mix"));
+    auto got = explore_classes("test/random", strategy.c_str(), params);
+    INFO(strategy << " seed " << seed << " mix " << params.at("mix"));
     REQUIRE(got.result.exhaustive);
     CHECK(got.traces == brute.traces);
     missed += got.traces != brute.traces;
-    CHECK(got.result.stats.sleep_blocked == 0);
-    if (got.result.stats.executions != got.traces.size()) {
+    if (strategy == "dpor") CHECK(got.result.stats.sleep_blocked == 0);
+    if (got.result.stats.executions - got.result.stats.sleep_blocked != got.traces.size()) {
       ++twice;
       WARN("seed " << seed << " mix " << params.at("mix") << ": " << got.result.stats.executions << " executions, "
                    << got.traces.size() << " traces");
     }
   }
-  WARN(2 * models << " random models: " << missed << " with a trace missed, " << twice
-              << " with a trace explored twice");
+  WARN(strategy << ", " << 2 * models << " random models: " << missed << " with a trace missed, "
+                << twice << " with a trace explored twice");
   CHECK(twice == 0);
+}
+
+TEST_CASE("optimal explores every trace once when a wakeup step is a failed CAS", "[dpor]") {
+  // A failed CAS is a read, a successful one a write. A reversal puts the
+  // CAS in the wakeup tree as a write (it may succeed there); when it runs
+  // and fails, a sleeping read or failed CAS on the same object stays
+  // asleep, though the tree's leaves assumed it woken (JACM 2017, Sec. 6.1).
+  // It must not then skip a reversal it does not cover: each of these lost
+  // one trace (test/failed_cas order 0: C, C's load, A, B), and with it a
+  // final state on test/random seed 3368 (mix=1). Counts from dfs.
+  struct Model {
+    const char* kernel;
+    std::map<std::string, std::string> params;
+  };
+  std::vector<Model> models = {
+      {"test/random", {{"seed", "3368"}, {"threads", "4"}, {"budget", "6"}, {"mix", "1"}}},
+      {"test/random", {{"seed", "9619"}, {"threads", "3"}, {"budget", "7"}}},
+  };
+  for (int plain = 0; plain < 2; ++plain)
+    for (int order = 0; order < 6; ++order)
+      models.push_back({"test/failed_cas",
+                        {{"plain", std::to_string(plain)}, {"order", std::to_string(order)}}});
+  for (const auto& m : models) {
+    auto brute = explore_classes(m.kernel, "dfs", m.params);
+    auto got = explore_classes(m.kernel, "optimal", m.params);
+    std::string args;
+    for (const auto& [k, v] : m.params) args += " " + k + "=" + v;
+    INFO(m.kernel << args);
+    REQUIRE(got.result.exhaustive);
+    CHECK(got.traces == brute.traces);
+    CHECK(got.result.stats.executions == brute.traces.size());
+    CHECK(got.result.stats.sleep_blocked == 0);
+  }
 }
