@@ -1,8 +1,9 @@
 // optimal: optimal DPOR with wakeup trees and sleep sets (Abdulla et al.,
 // JACM 2017, Alg. 2), the default strategy until POP (strategies/pop.cpp)
 // took the name dpor; kept as a second optimal explorer to compare with.
-// Known gap: a wait enabled by a copy completing after the event it races
-// with (pallas_tpu/right_permute) loses traces, not verdicts. The
+// Differences from dpor: a reversal whose wait turns out blocked runs on
+// into a covered trace (counted sleep-blocked) instead of being given up,
+// its memory grows with its wakeup trees, and it has no data choices. The
 // algorithm itself lives in checker/dpor/optimal.hpp.
 #include "checker/dpor/optimal.hpp"
 #include "checker/errors.hpp"
