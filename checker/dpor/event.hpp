@@ -71,6 +71,21 @@ inline EventInfo event_info(const std::vector<Event>& trace, std::size_t k, bool
   return info;
 }
 
+/// For a wait j that was pending but blocked when step i ran: true when a
+/// step k in (i, end) of another agent touches j's objects and does not
+/// follow i (`follows_i(k)`). Reversibility is judged after notdep(e, E)
+/// (JACM 2017, Sec. 3); only such a step (a copy completing a DMA wait, any
+/// of the writers an await accepts) can release j there. With none, j sees
+/// what it saw at i and stays blocked. `Step` is Event or EventInfo.
+template <class Step, class FollowsI>
+bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t end, const Step& j,
+                   FollowsI follows_i) {
+  for (std::size_t k = i + 1; k < end; ++k)
+    if (steps[k].agent != j.agent && conflicts(steps[k].footprint, j.footprint) && !follows_i(k))
+      return true;
+  return false;
+}
+
 /// True when `p` (an agent whose next event is `pe`) is a weak initial of
 /// `v` (JACM 2017, Sec. 6, weak initials WI[E](v)): either pe is p's first event in v and
 /// nothing before it in v depends on it, or p is absent from v and pe is

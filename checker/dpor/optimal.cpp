@@ -267,16 +267,11 @@ bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std
   bool pending = prev_pos_[j] < si && (ej.agent_event > 0 || ej.created_by < si);
   if (pending) {
     if (contains(path_[i].enabled, ej.agent)) return true;
-    // Not enabled when i ran: reversibility is judged after notdep(e, E)
-    // (JACM 2017, Sec. 3). Only a step of j's past that touches j's objects
-    // and does not follow i can unblock it there (a copy completing a DMA
-    // wait, pallas_tpu/right_permute; any of several writers an await
-    // accepts); with none, j is blocked as it was at i. As RaceFinder.
-    for (std::size_t k = i + 1; k < std::min(j, trace.size()); ++k)
-      if (trace[k].agent != ej.agent && conflicts(trace[k].footprint, ej.footprint) &&
-          !happens_before(trace[i], k))
-        return true;
-    return false;
+    // Not enabled when i ran: it may run before i if a step of its past
+    // could release it there (a wakeup branch whose wait stays blocked is
+    // dropped when it is reached).
+    return could_release(trace, i, std::min(j, trace.size()), ej,
+                         [&](std::size_t k) { return happens_before(trace[i], k); });
   }
   // A take of a resource (a lock, a semaphore wait) can run before i exactly
   // when a unit was left there (see token_available).

@@ -225,18 +225,10 @@ bool RaceFinder::reversible(const FinishedTrace& t, std::size_t i, std::size_t j
   const bool pending = t.prev_pos[j] < si && (ej.agent_event > 0 || t.created_by[j] < si);
   if (pending) {
     if (t.was_enabled(i, ej.agent)) return true;
-    // Not enabled when i ran. The schedule runs j after pre(E, i) and the
-    // events of j's past that do not follow i (JACM 2017 checks
-    // reversibility after notdep(e, E), not at e). Only those that touch
-    // j's objects can change whether it runs: with none, j sees what it saw
-    // at i and stays blocked. With one (the copy that completes a DMA wait,
-    // pallas_tpu/right_permute; any of several writers an await's predicate
-    // accepts), j may run; if it does not, the schedule is given up.
-    for (std::size_t k = i + 1; k < std::min(j, t.real); ++k)
-      if (t.events[k].agent != ej.agent && conflicts(t.events[k].footprint, ej.footprint) &&
-          !t.happens_before(i, k))
-        return true;
-    return false;
+    // Not enabled when i ran: it may run before i if a step of its past
+    // could release it there; if it then does not, the schedule is given up.
+    return could_release(t.events, i, std::min(j, t.real), ej,
+                         [&](std::size_t k) { return t.happens_before(i, k); });
   }
   const Footprint& fp = j < t.real ? t.declared[j] : ej.footprint;
   for (const auto& a : fp)
