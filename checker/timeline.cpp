@@ -27,6 +27,7 @@ class TimelineStrategy final : public Strategy {
   AgentId pick(const Choice& c) override {
     close_step(c.execution);
     AgentId id = inner_->pick(c);
+    if (id == kAbandon) return id;
     const Agent& a = *c.execution.agents()[index(id)];
     clocks_.start.push_back(a.clock[id]);
     if (a.events == 0) clocks_.first.emplace(index(id), a.clock);
