@@ -227,7 +227,8 @@ TEST_CASE("bounded reaches what dfs reaches within the bound, with awaits and sp
 TEST_CASE("bounded reaches what dfs reaches within the bound, on random mix=2 models",
           "[bounded]") {
   // mix=2: try_lock, signal(2), wait pairs, overlapping buffer ranges,
-  // two-phase copies, grandchildren, proxy fences, counter awaits, CAS loops.
+  // two-phase copies, grandchildren, proxy fences, counter awaits, CAS loops,
+  // async signals.
   const int models = std::getenv("HEDDLE_LONG") != nullptr ? 3000 : 300;
   for (int seed = 1; seed <= models; ++seed) {
     INFO("seed " << seed << " mix 2");

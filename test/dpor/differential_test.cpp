@@ -207,7 +207,8 @@ TEST_CASE("dpor explores data choices, one exploration per assignment", "[dpor]"
 TEST_CASE("dpor and optimal agree with dfs on random models with mix=2 operations", "[dpor]") {
   // mix=2 adds try_lock, signal(2) and wait pairs, partially overlapping
   // ranges of one plain buffer (locked or racing), a two-phase async copy,
-  // grandchildren, proxy fences, an await on a counter and a CAS loop.
+  // grandchildren, proxy fences, an await on a counter, a CAS loop and a
+  // semaphore signalled by an async agent.
   const bool long_mode = std::getenv("HEDDLE_LONG") != nullptr;
   const int models = long_mode ? 3000 : 300;
   const char* const strategies[] = {"dpor", "optimal"};

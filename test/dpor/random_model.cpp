@@ -19,12 +19,13 @@ enum class Kind { load, store, fetch_add, cas, locked_inc, sem_wait, sem_signal,
                   await_ge, await_any, spawn_child,
                   // mix=2 only: try_lock, semaphore units in twos, partially
                   // overlapping ranges of a shared buffer, a two-phase copy,
-                  // grandchildren, proxy fences, a counter await, a CAS loop.
+                  // grandchildren, proxy fences, a counter await, a CAS loop, a semaphore
+  // signalled by an async agent (its footprint has no unit token).
                   try_lock_inc, sem_signal2, sem_wait2, wide_locked, wide_racy, copy2,
-                  spawn_grandchild, fence, count_up, await_count, cas_loop };
+                  spawn_grandchild, fence, count_up, await_count, cas_loop, async_signal };
 constexpr int kBasicKinds = 12;
 constexpr int kMixKinds = 15;
-constexpr int kMix2Kinds = 26;
+constexpr int kMix2Kinds = 27;
 
 struct Op {
   Kind kind;
@@ -254,6 +255,11 @@ void run_op2(World& w, const Op& op, int tid, int& copies, std::string& log) {
       log += "L" + std::to_string(tries) + ",";
       break;
     }
+    case Kind::async_signal: {
+      auto& sem = *w.sem;
+      issue("signal", {phase("signal", {touches(sem, true)}, [&sem] { sem.signal(); })});
+      break;
+    }
     default: throw ModelError("[heddle bug] test/random: unknown op kind");
   }
 }
@@ -266,7 +272,7 @@ const Registration random_model =
         .param("mix", 0,
                "1: also awaits on multi-writer predicates and spawned children; 2: also "
                "try_lock, signal(2), wait pairs, overlapping buffer ranges, two-phase copies, "
-               "grandchildren, proxy fences, a counter await and a CAS loop",
+               "grandchildren, proxy fences, a counter await, a CAS loop and async signals",
                0, 2)
         .body([](const Params& p) {
           const int threads = static_cast<int>(p.get_int("threads"));

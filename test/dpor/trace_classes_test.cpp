@@ -171,7 +171,7 @@ TEST_CASE("dpor explores every trace of random mix=2 models once", "[dpor]") {
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   // mix=2 (try_lock, signal(2), wait pairs, overlapping buffer ranges,
   // two-phase copies, grandchildren, proxy fences, counter awaits, CAS
-  // loops): every trace dfs reaches, once. HEDDLE_LONG=1: 3,000.
+  // loops, async signals): every trace dfs reaches, once. HEDDLE_LONG=1: 3,000.
   const int models = std::getenv("HEDDLE_LONG") != nullptr ? 3000 : 300;
   int missed = 0, twice = 0;
   std::uint64_t traces = 0;
