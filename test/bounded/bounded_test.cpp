@@ -223,3 +223,19 @@ TEST_CASE("bounded reaches what dfs reaches within the bound, with awaits and sp
     check_auto("test/random", params, all);
   }
 }
+
+TEST_CASE("bounded reaches what dfs reaches within the bound, on random mix=2 models",
+          "[bounded]") {
+  // mix=2: try_lock, signal(2), wait pairs, overlapping buffer ranges,
+  // two-phase copies, grandchildren, proxy fences, counter awaits, CAS loops,
+  // async signals.
+  const int models = std::getenv("HEDDLE_LONG") != nullptr ? 3000 : 300;
+  for (int seed = 1; seed <= models; ++seed) {
+    INFO("seed " << seed << " mix 2");
+    auto params = random_model(seed);
+    params["mix"] = "2";
+    auto all = brute_force("test/random", params);
+    check_bounds("test/random", params, all);
+    check_auto("test/random", params, all);
+  }
+}
