@@ -25,6 +25,49 @@ test::Outcomes explore_model(int seed, const char* strategy) {
   c.strategy = strategy;
   return test::outcomes("test/random", model(seed), c);
 }
+/// Totals of agree_with_dfs over its models.
+struct Totals {
+  std::uint64_t dfs = 0, dpor = 0, optimal = 0;  // executions
+  std::uint64_t abandoned = 0;                   // dpor's abandoned schedules
+  std::uint64_t optimal_blocked = 0;             // optimal's sleep-blocked executions
+};
+
+/// dfs against dpor and optimal on random models 1..models of generator
+/// `mix`: the same final states and verdicts. An await moved before the
+/// write it needs makes a schedule that cannot run: dpor gives it up
+/// (never sleep-blocked, never more executions than dfs); optimal runs on
+/// into a covered trace (sleep-blocked).
+Totals agree_with_dfs(int models, const std::string& mix) {
+  Totals t;
+  for (int seed = 1; seed <= models; ++seed) {
+    auto params = model(seed);
+    params["mix"] = mix;
+    RunConfig d;
+    d.strategy = "dfs";
+    auto a = test::outcomes("test/random", params, d);
+    REQUIRE(a.result.exhaustive);
+    t.dfs += a.result.stats.executions;
+    for (const std::string s : {"dpor", "optimal"}) {
+      RunConfig c;
+      c.strategy = s;
+      auto b = test::outcomes("test/random", params, c);
+      INFO(s << " seed " << seed << " mix " << mix);
+      REQUIRE(b.result.exhaustive);
+      CHECK(a.final_states == b.final_states);
+      CHECK(a.verdicts == b.verdicts);
+      if (s == "dpor") {
+        CHECK(b.result.stats.sleep_blocked == 0);
+        CHECK(b.result.stats.executions <= a.result.stats.executions);
+        t.dpor += b.result.stats.executions;
+        t.abandoned += b.result.stats.abandoned;
+      } else {
+        t.optimal += b.result.stats.executions;
+        t.optimal_blocked += b.result.stats.sleep_blocked;
+      }
+    }
+  }
+  return t;
+}
 }  // namespace
 
 TEST_CASE("dpor and optimal agree with dfs on random models", "[dpor]") {
@@ -109,39 +152,10 @@ TEST_CASE("dpor and optimal agree with dfs on random models with awaits and spaw
   // mix=1 adds awaits whose predicate more than one writer can make true
   // (x >= 2 after two increments, x0 != 0 || x1 != 0) and threads that spawn
   // a child: a blocked wait's reversal, and agents created inside threads.
-  const bool long_mode = std::getenv("HEDDLE_LONG") != nullptr;
-  const int models = long_mode ? 5000 : 300;
-  const char* const strategies[] = {"dpor", "optimal"};
-  std::uint64_t abandoned = 0, optimal_blocked = 0;
-  for (int seed = 1; seed <= models; ++seed) {
-    auto params = model(seed);
-    params["mix"] = "1";
-    RunConfig d;
-    d.strategy = "dfs";
-    auto a = test::outcomes("test/random", params, d);
-    REQUIRE(a.result.exhaustive);
-    for (const char* s : strategies) {
-      RunConfig c;
-      c.strategy = s;
-      auto b = test::outcomes("test/random", params, c);
-      INFO(s << " seed " << seed);
-      REQUIRE(b.result.exhaustive);
-      CHECK(a.final_states == b.final_states);
-      CHECK(a.verdicts == b.verdicts);
-      // An await moved before the write it needs makes a schedule that
-      // cannot run: dpor gives that execution up instead of running on into
-      // a covered trace. optimal runs on (and may end sleep-blocked).
-      if (std::string(s) == "dpor") {
-        CHECK(b.result.stats.sleep_blocked == 0);
-        CHECK(b.result.stats.executions <= a.result.stats.executions);
-        abandoned += b.result.stats.abandoned;
-      } else {
-        optimal_blocked += b.result.stats.sleep_blocked;
-      }
-    }
-  }
-  WARN("awaits and children: dpor abandoned " << abandoned << " infeasible schedules; optimal "
-       << optimal_blocked << " sleep-blocked executions");
+  const Totals t = agree_with_dfs(std::getenv("HEDDLE_LONG") != nullptr ? 5000 : 300, "1");
+  WARN("awaits and children: dfs " << t.dfs << " executions, dpor " << t.dpor << " ("
+       << t.abandoned << " schedules abandoned), optimal " << t.optimal << " ("
+       << t.optimal_blocked << " sleep-blocked)");
 }
 
 TEST_CASE("dpor moves an await before the writer that released it when another writer can",
@@ -209,36 +223,8 @@ TEST_CASE("dpor and optimal agree with dfs on random models with mix=2 operation
   // ranges of one plain buffer (locked or racing), a two-phase async copy,
   // grandchildren, proxy fences, an await on a counter, a CAS loop and a
   // semaphore signalled by an async agent.
-  const bool long_mode = std::getenv("HEDDLE_LONG") != nullptr;
-  const int models = long_mode ? 3000 : 300;
-  const char* const strategies[] = {"dpor", "optimal"};
-  std::uint64_t dfs_total = 0, totals[2] = {0, 0};
-  int differ[2] = {0, 0};
-  for (int seed = 1; seed <= models; ++seed) {
-    auto params = model(seed);
-    params["mix"] = "2";
-    RunConfig d;
-    d.strategy = "dfs";
-    auto a = test::outcomes("test/random", params, d);
-    REQUIRE(a.result.exhaustive);
-    dfs_total += a.result.stats.executions;
-    for (int s = 0; s < 2; ++s) {
-      RunConfig c;
-      c.strategy = strategies[s];
-      auto b = test::outcomes("test/random", params, c);
-      INFO(strategies[s] << " seed " << seed << " mix 2");
-      REQUIRE(b.result.exhaustive);
-      CHECK(a.final_states == b.final_states);
-      CHECK(a.verdicts == b.verdicts);
-      differ[s] += a.final_states != b.final_states || a.verdicts != b.verdicts;
-      if (s == 0) {
-        CHECK(b.result.stats.sleep_blocked == 0);
-        CHECK(b.result.stats.executions <= a.result.stats.executions);
-      }
-      totals[s] += b.result.stats.executions;
-    }
-  }
-  for (int s = 0; s < 2; ++s)
-    WARN("mix=2, " << models << " models: dfs " << dfs_total << " executions, " << strategies[s]
-                   << " " << totals[s] << "; " << differ[s] << " models differ from dfs");
+  const Totals t = agree_with_dfs(std::getenv("HEDDLE_LONG") != nullptr ? 3000 : 300, "2");
+  WARN("mix=2: dfs " << t.dfs << " executions, dpor " << t.dpor << " (" << t.abandoned
+       << " schedules abandoned), optimal " << t.optimal << " (" << t.optimal_blocked
+       << " sleep-blocked)");
 }
