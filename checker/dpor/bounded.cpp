@@ -22,6 +22,7 @@ bool BoundedDpor::begin() {
   if (done_) return false;
   depth_ = 0;
   agents_.reset();
+  kinds_known_ = 0;
   return true;
 }
 
@@ -56,11 +57,12 @@ AgentId BoundedDpor::next(const Choice& c) {
   const std::size_t step = steps_.size();
   if (step + 1 != c.step) throw std::logic_error("[heddle bug] bounded: steps and picks disagree");
   const auto& agents = c.execution.agents();
-  for (std::size_t a = 0; a < agents.size(); ++a) {
+  for (std::size_t a = kinds_known_; a < agents.size(); ++a) {
     const std::size_t k = index(agents_.canon(AgentId{static_cast<std::uint32_t>(a)}));
     if (k >= thread_.size()) thread_.resize(k + 1, 0);
     thread_[k] = agents[a]->kind == Agent::Kind::thread;
   }
+  kinds_known_ = agents.size();
   Node n;
   for (AgentId a : c.enabled) n.enabled.push_back(agents_.canon(a));
   if (step > 0) {

@@ -102,6 +102,7 @@ class BoundedDpor {
   std::size_t stride_ = 0;
   std::vector<std::int32_t> prev_pos_;  // the same agent's previous event
   std::vector<char> thread_;            // thread_[a]: canonical agent a is a thread
+  std::size_t kinds_known_ = 0;         // this execution's agents already in thread_
   CanonicalAgents agents_;              // decisions and clocks name agents by canonical id
   BoundedStats stats_;
 };
