@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/explorer.hpp"
+#include "checker/explore/explorer.hpp"
 
 namespace {
 struct Run {

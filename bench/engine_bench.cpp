@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "checker/explorer.hpp"
+#include "checker/explore/explorer.hpp"
 #include "checker/heddle.hpp"
 
 namespace {

@@ -4,9 +4,9 @@
 #include <source_location>
 #include <string>
 
-#include "checker/execution.hpp"
-#include "checker/memory.hpp"
-#include "checker/primitives.hpp"
+#include "checker/engine/execution.hpp"
+#include "checker/engine/memory.hpp"
+#include "checker/engine/primitives.hpp"
 #include "checker/registry.hpp"
 
 namespace heddle {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "checker/errors.hpp"
+#include "checker/engine/errors.hpp"
 
 namespace heddle {
 namespace {

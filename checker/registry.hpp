@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/report.hpp"
+#include "checker/engine/bug.hpp"
 
 namespace heddle {
 

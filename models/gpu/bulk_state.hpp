@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/primitives.hpp"
+#include "checker/engine/primitives.hpp"
 
 namespace heddle::gpu {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <optional>
 
-#include "checker/execution.hpp"
+#include "checker/engine/execution.hpp"
 
 namespace heddle::test {
 namespace {

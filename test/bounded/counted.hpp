@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/explorer.hpp"
+#include "checker/explore/explorer.hpp"
 
 namespace heddle::test {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
-#include "checker/ci_job.hpp"
+#include "checker/cli/ci_job.hpp"
 #include "checker/registry.hpp"
 #include "test/ci/ci_support.hpp"
 

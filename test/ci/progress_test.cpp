@@ -2,7 +2,7 @@
 // nothing with --quiet or in short piped runs.
 #include <catch2/catch.hpp>
 
-#include "checker/progress.hpp"
+#include "checker/report/progress.hpp"
 #include "test/ci/ci_support.hpp"
 
 using namespace heddle;

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "checker/ci_job.hpp"
-#include "checker/timeline.hpp"
+#include "checker/cli/ci_job.hpp"
+#include "checker/report/timeline.hpp"
 #include "test/ci/ci_support.hpp"
 #include "test/ci/mini_xml.hpp"
 #include "test/ci/png_probe.hpp"

@@ -1,4 +1,4 @@
-// Canonical agent and object ids (checker/dpor/canonical.hpp): the same
+// Canonical agent and object ids (checker/explore/dpor/canonical.hpp): the same
 // agent or object gets the same id in every interleaving, although the
 // engine numbers them in creation order.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "checker/dpor/canonical.hpp"
+#include "checker/explore/dpor/canonical.hpp"
 #include "checker/heddle.hpp"
 #include "test/support/harness.hpp"
 

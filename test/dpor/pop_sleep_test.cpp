@@ -1,9 +1,9 @@
-// POP's sleep sequences (checker/dpor/pop_trace.hpp): an explored schedule u
+// POP's sleep sequences (checker/explore/dpor/pop_trace.hpp): an explored schedule u
 // covers an execution exactly when the execution has u as a happens-before
 // prefix. Hand-built events: agents 0-2, objects 0-1.
 #include <catch2/catch.hpp>
 
-#include "checker/dpor/pop_trace.hpp"
+#include "checker/explore/dpor/pop_trace.hpp"
 
 using namespace heddle;
 using namespace heddle::dpor;

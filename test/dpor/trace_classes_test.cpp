@@ -15,7 +15,7 @@
 #include <set>
 #include <vector>
 
-#include "checker/dpor/event.hpp"
+#include "checker/explore/dpor/event.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;

@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "checker/errors.hpp"
+#include "checker/engine/errors.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "checker/strategy.hpp"
+#include "checker/engine/strategy.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;

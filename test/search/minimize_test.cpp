@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "checker/errors.hpp"
-#include "checker/minimize.hpp"
+#include "checker/engine/errors.hpp"
+#include "checker/explore/minimize.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "checker/minimize.hpp"
+#include "checker/explore/minimize.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;

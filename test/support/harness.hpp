@@ -4,8 +4,8 @@
 #include <set>
 #include <string>
 
-#include "checker/explorer.hpp"
-#include "checker/text_report.hpp"
+#include "checker/explore/explorer.hpp"
+#include "checker/report/text_report.hpp"
 
 namespace heddle::test {
 

@@ -1,0 +1,178 @@
+#include "checker/cli/ci_job.hpp"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "checker/engine/errors.hpp"
+#include "checker/registry.hpp"
+#include "checker/report/ci_reports.hpp"
+
+namespace heddle {
+namespace {
+bool matches(const std::string& glob, const std::string& text) {
+  return fnmatch(glob.c_str(), text.c_str(), 0) == 0;  // '*' also matches '/'
+}
+
+std::string params_text(const std::map<std::string, std::string>& params) {
+  std::vector<std::string> kv;
+  for (const auto& [k, v] : params) kv.push_back(k + "=" + v);
+  return kv.empty() ? "-" : fmt::format("{}", fmt::join(kv, " "));
+}
+
+std::string expected_text(Verdict v) { return v == Verdict::ok ? "no bug" : verdict_name(v); }
+
+std::string words(std::string s) {
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
+std::string seconds_text(double s) { return fmt::format("{:.2f} s", s); }
+}  // namespace
+
+std::string CiCase::id() const { return preset.empty() ? kernel : kernel + ":" + preset; }
+
+std::vector<CiCase> ci_cases(const std::string& filter) {
+  std::vector<CiCase> out;
+  for (const auto& [name, k] : kernels()) {
+    std::vector<CiCase> mine;
+    if (k.presets.empty()) mine.push_back(CiCase{name, "", {}, Verdict::ok});
+    for (const auto& p : k.presets) mine.push_back(CiCase{name, p.name, p.params, p.expect});
+    for (auto& c : mine)
+      if (filter.empty() || matches(filter, c.kernel) || matches(filter, c.id()))
+        out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string safe_file_name(const std::string& id) {
+  std::string out;
+  for (char ch : id) {
+    if (ch == '/') out += '.';
+    else if (ch == ':') out += "--";
+    else if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')
+      out += ch;
+    else out += '_';
+  }
+  if (out.empty() || out[0] == '.') out = "_" + out;  // never hidden, never ".."
+  return out;
+}
+
+std::vector<std::string> ci_case_args(const CiCase& c, const CiOptions& o,
+                                      const std::string& summary_file,
+                                      const std::string& schedule_file) {
+  std::vector<std::string> a{"run", c.kernel};
+  for (const auto& [k, v] : c.params) a.insert(a.end(), {"--param", k + "=" + v});
+  a.insert(a.end(), {"--strategy", o.strategy, "--summary-json", summary_file, "--out",
+                     schedule_file, "--quiet", "--max-steps", std::to_string(o.max_steps),
+                     "--step-timeout", fmt::format("{}", o.step_timeout), "--stack-size",
+                     std::to_string(o.stack_kib)});
+  if (o.max_executions) a.insert(a.end(), {"--max-executions", std::to_string(o.max_executions)});
+  if (o.time_limit > 0) a.insert(a.end(), {"--time-limit", fmt::format("{}", o.time_limit)});
+  if (o.seed) a.insert(a.end(), {"--seed", std::to_string(*o.seed)});
+  a.insert(a.end(), o.extra_args.begin(), o.extra_args.end());
+  // Global options come before the subcommand.
+  a.insert(a.begin(), {"--log-level", o.log_level});
+  return a;
+}
+
+void classify(CiOutcome& out) {
+  const Verdict want = out.c.expect;
+  if (out.summary.is_null()) {
+    out.error = true;
+    out.passed = false;
+    out.verdict = "error";
+    out.reason = out.exit_code < 0
+                     ? fmt::format("the run was killed by signal {}", -out.exit_code)
+                     : fmt::format("the run exited with code {} without a summary", out.exit_code);
+    return;
+  }
+  const std::string v = out.summary.value("verdict", "");
+  out.executions = out.summary.value("executions", std::uint64_t{0});
+  const bool bug = v != "verified" && v != "no_bug_found";
+  if (v == "verified") out.verdict = "verified (exhaustive)";
+  else if (v == "no_bug_found")
+    out.verdict = fmt::format("not exhaustive ({})", out.summary.value("stopped_by", "budget"));
+  else out.verdict = words(v);
+  out.passed = want == Verdict::ok ? !bug : v == verdict_name(want);
+  if (out.passed) return;
+  std::string found = bug ? fmt::format("found {}: {}", words(v),
+                                        out.summary["report"].value("title", "a bug"))
+                          : fmt::format("found no bug ({})", out.verdict);
+  out.reason = fmt::format("expected {}, {}", words(expected_text(want)), found);
+}
+
+std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions& o) {
+  std::vector<std::vector<std::string>> rows{{"kernel", "preset", "parameters", "strategy",
+                                              "verdict", "expected", "executions", "time",
+                                              "result"}};
+  for (const auto& r : outs) {
+    auto params = r.summary.is_null() ? r.c.params
+                                      : r.summary.value("params", std::map<std::string, std::string>{});
+    rows.push_back({r.c.kernel, r.c.preset.empty() ? "(defaults)" : r.c.preset,
+                    params_text(params), o.strategy, r.verdict, expected_text(r.c.expect),
+                    std::to_string(r.executions), seconds_text(r.seconds),
+                    r.passed ? "pass" : (r.error ? "ERROR" : "FAIL")});
+  }
+  std::vector<std::string> bounds;
+  if (o.max_executions) bounds.push_back(fmt::format("{} executions", o.max_executions));
+  if (o.time_limit > 0) bounds.push_back(fmt::format("{} s", o.time_limit));
+  bounds.push_back(fmt::format("{} steps per execution", o.max_steps));
+  std::string out = fmt::format("heddle: {} case{}, strategy {}, bounds per case: {}\n\n",
+                                outs.size(), outs.size() == 1 ? "" : "s", o.strategy,
+                                fmt::join(bounds, ", "));
+  std::vector<std::size_t> w(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      std::size_t width = i + 1 < row.size() ? w[i] + 2 : 0;
+      bool number = i == 6 || i == 7;  // executions and time align right
+      line += number ? fmt::format("{:>{}}  ", row[i], w[i]) : fmt::format("{:<{}}", row[i], width);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  std::size_t failed = 0;
+  for (const auto& r : outs) {
+    if (r.passed) continue;
+    ++failed;
+    out += fmt::format("\n{} {}: {}\n", r.error ? "ERROR" : "FAIL", r.c.id(), r.reason);
+    if (!r.output.empty() && r.summary.contains("report") && !r.summary["report"].is_null())
+      out += r.output;
+    if (r.error && !r.errors.empty()) out += r.errors;
+    if (!r.artifact.empty()) out += fmt::format("replay with: heddle replay {}\n", r.artifact);
+  }
+  out += fmt::format("\n{} case{}: {} passed, {} failed\n", outs.size(), outs.size() == 1 ? "" : "s",
+                     outs.size() - failed, failed);
+  return out;
+}
+
+int run_ci_job(const CiOptions& o) {
+  std::vector<CiCase> cases = ci_cases(o.filter);
+  if (cases.empty())
+    throw UsageError(o.filter.empty() ? std::string("no kernels are registered")
+                                      : fmt::format("no kernel or preset matches --filter {} "
+                                                    "('heddle list' shows them all)",
+                                                    o.filter));
+  for (const auto& [kind, file] : o.reports)
+    if (kind != "junit" && kind != "sarif" && kind != "json")
+      throw UsageError(fmt::format("--report {}={}: unknown kind; use junit=FILE, sarif=FILE or "
+                                   "json=FILE", kind, file));
+  if (!o.artifacts.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.artifacts, ec);
+    if (ec) throw UsageError(fmt::format("--artifacts {}: cannot create it: {}", o.artifacts, ec.message()));
+  }
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::vector<CiOutcome> outs = run_cases(exe, cases, o);
+  std::fputs(format_ci_table(outs, o).c_str(), stdout);
+  std::fflush(stdout);
+  for (const auto& [kind, file] : o.reports) write_ci_report(kind, file, outs, o);
+  return std::all_of(outs.begin(), outs.end(), [](auto& r) { return r.passed; }) ? 0 : 1;
+}
+
+}  // namespace heddle

@@ -1,0 +1,76 @@
+#include "checker/engine/bug.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace heddle {
+namespace {
+constexpr std::array<std::pair<Verdict, const char*>, 7> kNames{{
+    {Verdict::ok, "ok"},
+    {Verdict::race, "race"},
+    {Verdict::deadlock, "deadlock"},
+    {Verdict::assertion, "assertion"},
+    {Verdict::model_error, "model_error"},
+    {Verdict::livelock, "livelock"},
+    {Verdict::async_error, "async_error"},
+}};
+
+std::string describe(const AccessInfo& a) {
+  auto range = a.first == a.last ? fmt::format("[{}]", a.first)
+                                 : fmt::format("[{}..{}]", a.first, a.last);
+  return fmt::format("{} {} of {}{} by {} ({} proxy) at {}, step {}", a.op,
+                     a.write ? "(write)" : "(read)", a.region, range, a.agent, a.proxy, a.at,
+                     a.step);
+}
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  for (auto& [k, n] : kNames)
+    if (k == v) return n;
+  return "unknown";
+}
+
+std::optional<Verdict> parse_verdict(const std::string& s) {
+  for (auto& [k, n] : kNames)
+    if (s == n) return k;
+  return std::nullopt;
+}
+
+std::string where(const std::source_location& loc) {
+  std::string file = loc.file_name();
+  // Paths are printed from the first layer folder on (the leftmost one), so
+  // reports do not depend on where the tree was checked out or built.
+  std::size_t best = std::string::npos;
+  for (const char* root : {"/checker/", "/models/", "/kernels/", "/test/", "/bench/"})
+    best = std::min(best, ("/" + file).find(root));
+  if (best != std::string::npos) file = file.substr(best);
+  return fmt::format("{}:{}", file, loc.line());
+}
+
+std::string format_report(const BugReport& bug) {
+  std::string out = fmt::format("{}: {}\n", verdict_name(bug.kind), bug.title);
+  for (std::size_t i = 0; i < bug.accesses.size(); ++i)
+    out += fmt::format("  access {}: {}\n", i + 1, describe(bug.accesses[i]));
+  for (const auto& d : bug.details) out += fmt::format("  {}\n", d);
+  return out;
+}
+
+nlohmann::json report_to_json(const BugReport& bug) {
+  nlohmann::json j;
+  j["kind"] = verdict_name(bug.kind);
+  j["title"] = bug.title;
+  j["details"] = bug.details;
+  j["step"] = bug.step;
+  j["accesses"] = nlohmann::json::array();
+  for (const auto& a : bug.accesses) {
+    j["accesses"].push_back({{"agent", a.agent}, {"op", a.op}, {"region", a.region},
+                             {"first", a.first}, {"last", a.last}, {"write", a.write},
+                             {"proxy", a.proxy}, {"at", a.at}, {"step", a.step}});
+  }
+  return j;
+}
+
+}  // namespace heddle

@@ -1,0 +1,95 @@
+// Vector clocks as small value types sized at run time.
+#pragma once
+#include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <vector>
+
+#include "checker/engine/ids.hpp"
+
+namespace heddle {
+
+/// A vector clock: one logical time per agent; missing entries are zero.
+/// Stored inline for up to kInline agents, on the heap beyond that.
+/// Invariant: inline entries at and beyond size_ are zero.
+class VectorClock {
+ public:
+  static constexpr std::size_t kInline = 16;  // the classic benchmarks run up to 16 agents
+
+  VectorClock() = default;
+
+  /// Time of `agent` in this clock (0 when never seen).
+  std::uint32_t operator[](AgentId agent) const noexcept {
+    auto i = index(agent);
+    return i < size_ ? data()[i] : 0;
+  }
+  /// Number of entries stored (agents beyond it read as zero).
+  std::size_t size() const noexcept { return size_; }
+
+  /// Sets one entry, growing the clock if needed.
+  void set(AgentId agent, std::uint32_t time) {
+    const auto i = index(agent);
+    if (heap_.empty() && i < kInline) {  // inline (the common case): no growth needed
+      inline_[i] = time;
+      size_ = std::max<std::uint32_t>(size_, i + 1);
+      return;
+    }
+    set_slow(agent, time);
+  }
+  /// Advances `agent`'s own entry by one (program order).
+  void tick(AgentId agent) { set(agent, (*this)[agent] + 1); }
+  /// Pointwise maximum with `other` (the effect of an acquire).
+  void join(const VectorClock& other) {
+    if (other.size_ == 0) return;  // an empty clock (commit clocks mostly are)
+    if (heap_.empty() && other.heap_.empty()) {
+      // Both inline, unused entries zero: a fixed-size loop the compiler vectorizes.
+      for (std::size_t i = 0; i < kInline; ++i) inline_[i] = std::max(inline_[i], other.inline_[i]);
+      size_ = std::max(size_, other.size_);
+      return;
+    }
+    join_slow(other);
+  }
+  /// True when the event at `e` happens before (or is) this clock's view.
+  bool covers(Epoch e) const noexcept { return (*this)[e.agent] >= e.time; }
+
+  /// Partial order: less when every entry <=, unordered when concurrent.
+  friend std::partial_ordering operator<=>(const VectorClock& a, const VectorClock& b);
+  friend bool operator==(const VectorClock& a, const VectorClock& b) {
+    return (a <=> b) == std::partial_ordering::equivalent;
+  }
+
+  VectorClock(const VectorClock& other) { assign(other); }
+  VectorClock& operator=(const VectorClock& other) {
+    if (this != &other) assign(other);
+    return *this;
+  }
+  VectorClock(VectorClock&& other) noexcept { steal(other); }
+  VectorClock& operator=(VectorClock&& other) noexcept {
+    if (this != &other) steal(other);
+    return *this;
+  }
+
+ private:
+  std::uint32_t* data() noexcept { return heap_.empty() ? inline_ : heap_.data(); }
+  const std::uint32_t* data() const noexcept { return heap_.empty() ? inline_ : heap_.data(); }
+  void grow(std::size_t n);
+  void set_slow(AgentId agent, std::uint32_t time);
+  void join_slow(const VectorClock& other);
+  void assign(const VectorClock& other) {
+    if (heap_.empty() && other.heap_.empty()) {
+      std::copy(other.inline_, other.inline_ + kInline, inline_);
+      size_ = other.size_;
+      return;
+    }
+    assign_slow(other);
+  }
+  void assign_slow(const VectorClock& other);
+  /// Moves `other`'s entries here (taking its heap storage) and empties it.
+  void steal(VectorClock& other) noexcept;
+
+  std::uint32_t inline_[kInline] = {};
+  std::vector<std::uint32_t> heap_;  // used once size_ exceeds kInline
+  std::uint32_t size_ = 0;
+};
+
+}  // namespace heddle

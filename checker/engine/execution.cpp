@@ -1,0 +1,345 @@
+#include "checker/engine/execution.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string_view>
+
+#include "checker/engine/errors.hpp"
+#include "checker/engine/strategy.hpp"
+
+namespace heddle {
+namespace {
+// Sizes the previous execution on this OS thread reached: explorers run the
+// same model over and over, so reserving them up front saves the vectors'
+// regrowth (and the string moves it causes) in every execution.
+thread_local std::size_t t_agents_hint = 0;
+thread_local std::size_t t_objects_hint = 0;
+thread_local std::size_t t_owned_hint = 0;
+// Thread agents and arenas of finished executions on this OS thread, for
+// the next ones: an execution's agents and model objects then cost no heap
+// allocation. (Nested executions each take their own.)
+thread_local std::vector<std::unique_ptr<ThreadAgent>> t_spare_threads;
+thread_local std::vector<std::unique_ptr<Arena>> t_spare_arenas;
+
+// FNV-1a: agent names are a few bytes, where it beats std::hash.
+std::size_t name_hash(std::string_view s) noexcept {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return static_cast<std::size_t>(h);
+}
+}  // namespace
+
+Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits), pool_(pool) {
+  previous_ = detail::current_execution;
+  detail::current_execution = this;
+  agents_.reserve(t_agents_hint);
+  ready_.reserve(t_agents_hint);
+  name_hash_.reserve(t_agents_hint);
+  object_names_.reserve(t_objects_hint);
+  object_creators_.reserve(t_objects_hint);
+  owned_.reserve(t_owned_hint);
+  if (t_spare_arenas.empty()) {
+    arena_ = new Arena;
+  } else {
+    arena_ = t_spare_arenas.back().release();
+    t_spare_arenas.pop_back();
+  }
+}
+
+Execution::~Execution() {
+  t_agents_hint = agents_.size();
+  t_objects_hint = object_names_.size();
+  t_owned_hint = owned_.size();
+  // While this execution is still current (model destructors may touch it):
+  // unwind the fibers stopped inside a body and park the idle ones in the
+  // pool, then destroy the thread bodies, the agents and the model objects.
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread) pool_.give_back(std::move(static_cast<ThreadAgent&>(*a).fiber));
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread) static_cast<ThreadAgent&>(*a).body = nullptr;
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread)
+      t_spare_threads.emplace_back(static_cast<ThreadAgent*>(a.release()));
+  agents_.clear();
+  for (const Owned& o : owned_) o.destroy(o.object);
+  owned_.clear();
+  arena_->rewind();
+  t_spare_arenas.emplace_back(arena_);
+  detail::current_execution = previous_;
+}
+
+void Execution::thread_main(void* agent) {
+  auto& t = *static_cast<ThreadAgent*>(agent);
+  t.execution->run_thread_body(t, t.body);
+}
+
+void Execution::no_current_execution() {
+  throw std::logic_error("[heddle bug] no execution is current: model primitives must be "
+                         "created inside a kernel's setup or its threads");
+}
+
+void Execution::unique_name(std::string& name) const {
+  auto taken = [&](const std::string& n) {
+    // Compare names only where the hashes agree (a scan of integers).
+    const std::size_t h = name_hash(n);
+    for (std::size_t i = 0; i < agents_.size(); ++i)
+      if (name_hash_[i] == h && agents_[i]->name == n) return true;
+    return false;
+  };
+  if (!taken(name)) return;
+  for (int k = 2;; ++k) {
+    std::string candidate = fmt::format("{}#{}", name, k);
+    if (!taken(candidate)) {
+      name = std::move(candidate);
+      return;
+    }
+  }
+}
+
+AgentId Execution::spawn(std::string name, std::function<void()> body) {
+  AgentId id{static_cast<std::uint32_t>(agents_.size())};
+  unique_name(name);
+  std::unique_ptr<ThreadAgent> t;
+  if (t_spare_threads.empty()) {
+    t = std::make_unique<ThreadAgent>(id, std::move(name), std::move(body));
+  } else {
+    t = std::move(t_spare_threads.back());
+    t_spare_threads.pop_back();
+    t->reset(id, std::move(name), std::move(body));
+  }
+  t->execution = this;
+  t->fiber = pool_.take_fiber();
+  t->fiber->start(&Execution::thread_main, t.get());
+  Agent& parent = running_ ? *running_ : host_;
+  t->clock = parent.clock;
+  t->commit = parent.commit;
+  t->clock.set(id, 1);
+  t->created_by = trace_.empty() || running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
+  if (running_) running_->clock.tick(running_->id);
+  add_agent(std::move(t));
+  return id;
+}
+
+AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::source_location loc) {
+  AgentId id{static_cast<std::uint32_t>(agents_.size())};
+  unique_name(name);
+  Agent& parent = running_ ? *running_ : host_;
+  auto a = std::make_unique<AsyncAgent>(id, std::move(name), parent.id, std::move(phases), loc);
+  a->clock = parent.clock;
+  a->commit = parent.commit;
+  a->clock.set(id, 1);
+  a->created_by = running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
+  if (running_) running_->clock.tick(running_->id);
+  add_agent(std::move(a));
+  return id;
+}
+
+void Execution::add_agent(std::unique_ptr<Agent> a) {
+  name_hash_.push_back(name_hash(a->name));
+  // A thread has nothing pending until it starts; an async agent's phase
+  // may have a condition.
+  ready_.push_back(a->kind == Agent::Kind::thread || a->finished ? kIdle : kAsk);
+  agents_.push_back(std::move(a));
+}
+
+ObjectId Execution::add_object(std::string&& name) {
+  object_names_.push_back(std::move(name));
+  object_creators_.push_back(running_ != nullptr ? index(running_->id) : kNoCreator);
+  return ObjectId{static_cast<std::uint32_t>(object_names_.size() - 1)};
+}
+
+void Execution::visible(PendingOp op) {
+  if (running_ == nullptr || running_->kind != Agent::Kind::thread) return;
+  static_cast<ThreadAgent&>(*running_).op = std::move(op);
+  publish();
+}
+
+void Execution::publish() {
+  auto& t = static_cast<ThreadAgent&>(*running_);
+  t.has_pending = true;
+  ready_[index(t.id)] = t.op.enabled.conditional() ? kAsk : kReady;
+  Fiber::suspend();
+  // Resumed by the controller: the caller now performs the operation.
+}
+
+void Execution::acquire(const SyncClock& s) {
+  Agent& a = running_ ? *running_ : host_;
+  a.clock.join(s.clock);
+  a.commit.join(s.commit);
+}
+
+void Execution::release(SyncClock& s) {
+  Agent& a = running_ ? *running_ : host_;
+  s.clock.join(a.clock);
+  s.commit.join(a.commit);
+  // Later accesses are not covered by this release. The host (setup) has no
+  // clock entry of its own: its writes are initial contents.
+  if (&a != &host_) a.clock.tick(a.id);
+}
+
+void Execution::proxy_fence() {
+  Agent& a = running_ ? *running_ : host_;
+  for (auto& c : a.commit.by_proxy) c = a.clock;
+  if (&a != &host_) a.clock.tick(a.id);
+}
+
+void Execution::proxy_fence(Proxy p) {
+  if (p == Proxy::generic) return;  // the generic proxy needs no fence
+  Agent& a = running_ ? *running_ : host_;
+  a.commit[p] = a.clock;
+  if (&a != &host_) a.clock.tick(a.id);
+}
+
+void Execution::fail(BugReport bug) {
+  if (bug_) return;  // the first bug of an execution is the one reported
+  bug.step = step_;
+  bug_ = std::move(bug);
+}
+
+void Execution::fail(Verdict kind, std::string title, std::vector<std::string> details) {
+  BugReport b;
+  b.kind = kind;
+  b.title = std::move(title);
+  b.details = std::move(details);
+  fail(std::move(b));
+}
+
+void Execution::note(std::string text) {
+  if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
+}
+
+void Execution::observe(std::string key, std::string value) {
+  observed_.emplace_back(std::move(key), std::move(value));
+}
+
+std::uint32_t Execution::choose(std::uint32_t n) {
+  if (n == 0) throw ModelError("heddle::choose(0): a choice needs at least one value");
+  if (strategy_ == nullptr) throw std::logic_error("[heddle bug] choose() without a strategy");
+  auto v = n == 1 ? 0u : strategy_->choose(n, *this);
+  choices_.push_back(DataChoice{step_, v, n});
+  return v;
+}
+
+std::string Execution::final_state() const {
+  std::map<std::string, std::string> sorted(observed_.begin(), observed_.end());
+  std::string out;
+  for (auto& [k, v] : sorted) out += fmt::format("{}={}\n", k, v);
+  return out;
+}
+
+std::string Execution::describe(const char* op, ObjectId object, bool has_object) const {
+  if (!has_object) return op;
+  return fmt::format("{}({})", op, object_name(object));
+}
+
+std::vector<AgentId> Execution::enabled_agents() const {
+  std::vector<AgentId> out;
+  for (const auto& a : agents_)
+    if (a->enabled()) out.push_back(a->id);
+  return out;
+}
+
+void Execution::record_event(Agent& a) {
+  const PendingOp& op = a.pending();
+  // Built in place from its fields: value-initializing an Event first and
+  // assigning them costs a block clear per step.
+  trace_.emplace_back(a.id, op.name, op.object, op.has_object, op.loc, op.footprint,
+                      a.events == 0 ? a.created_by : -1, a.events);
+  ++a.events;
+}
+
+void Execution::refine_footprint(Footprint fp) {
+  if (trace_.empty()) return;
+  trace_.back().footprint = std::move(fp);
+}
+
+Ending Execution::run(Strategy& strategy) {
+  strategy_ = &strategy;
+  std::vector<AgentId> enabled;
+  for (;;) {
+    start_new_threads();
+    if (bug_ && !limits_.finish_after_bug) return Ending::bug;
+    // The agents' scan states (ready_) decide without touching the agents,
+    // and without a branch per agent; only kAsk agents are asked.
+    enabled.resize(ready_.size());
+    std::size_t on = 0;
+    bool ask = false;
+    for (std::size_t i = 0; i < ready_.size(); ++i) {
+      enabled[on] = AgentId{static_cast<std::uint32_t>(i)};
+      on += ready_[i] == kReady;
+      ask |= ready_[i] == kAsk;
+    }
+    if (ask) {
+      on = 0;
+      for (std::size_t i = 0; i < ready_.size(); ++i)
+        if (ready_[i] == kReady || (ready_[i] == kAsk && agents_[i]->enabled()))
+          enabled[on++] = AgentId{static_cast<std::uint32_t>(i)};
+    }
+    enabled.resize(on);
+    if (enabled.empty()) {
+      for (const auto& a : agents_)
+        if (a->kind == Agent::Kind::thread && !a->finished) {
+          report_deadlock();
+          return Ending::bug;
+        }
+      run_exit_checks();
+      return bug_ ? Ending::bug : Ending::complete;
+    }
+    if (step_ >= limits_.max_steps) {
+      report_step_limit();
+      return Ending::step_limit;
+    }
+    ++step_;
+    AgentId pick = strategy.pick(Choice{step_, enabled, *this});
+    if (pick == kAbandon) {
+      --step_;
+      return Ending::abandoned;
+    }
+    if (std::find(enabled.begin(), enabled.end(), pick) == enabled.end())
+      throw std::logic_error("[heddle bug] strategy picked an agent that is not enabled");
+    Agent& a = *agents_[index(pick)];
+    record_event(a);
+    if (a.kind == Agent::Kind::thread)
+      run_thread_step(static_cast<ThreadAgent&>(a));
+    else
+      run_async_step(static_cast<AsyncAgent&>(a));
+    if (bug_ && !limits_.finish_after_bug) return Ending::bug;
+  }
+}
+
+void Execution::run_async_step(AsyncAgent& a) {
+  running_ = &a;
+  try {
+    auto& phase = a.phases[a.next];
+    if (phase.effect) phase.effect();
+  } catch (const ModelError& e) {
+    fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
+  }
+  running_ = nullptr;
+  if (++a.next == a.phases.size()) {
+    a.finished = true;
+    ready_[index(a.id)] = kIdle;
+  } else {
+    a.load_next();
+  }
+}
+
+void Execution::run_exit_checks() {
+  running_ = nullptr;
+  for (auto& check : exit_checks_) {
+    if (bug_ && !limits_.finish_after_bug) return;
+    try {
+      check();
+    } catch (const AssertionFailure& e) {
+      fail(Verdict::assertion, fmt::format("check failed at kernel exit: {}", e.what()),
+           {fmt::format("at {}", where(e.where))});
+    } catch (const ModelError& e) {
+      fail(Verdict::model_error, fmt::format("kernel exit check failed: {}", e.what()));
+    }
+  }
+}
+
+}  // namespace heddle

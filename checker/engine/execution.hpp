@@ -1,0 +1,214 @@
+// One execution of a kernel model: its agents, objects, trace and bug.
+#pragma once
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <new>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "checker/engine/agent.hpp"
+#include "checker/engine/arena.hpp"
+#include "checker/engine/bug.hpp"
+#include "checker/engine/sync.hpp"
+
+namespace heddle {
+
+class Strategy;
+class Execution;
+
+namespace detail {
+/// The execution being built or run on this OS thread (see Execution::current).
+inline thread_local Execution* current_execution = nullptr;
+}  // namespace detail
+
+/// One executed step of the trace. Events are plain data for strategies.
+struct Event {
+  AgentId agent{};
+  const char* op = "";
+  ObjectId object{};
+  bool has_object = false;
+  std::source_location loc;
+  Footprint footprint;
+  std::int32_t created_by = -1;  // for an agent's first event: the creating event
+  std::uint32_t agent_event = 0; // index of this event among its agent's events
+};
+
+/// A data choice made by the model (heddle::choose) during a step.
+struct DataChoice {
+  std::uint32_t step = 0;    // step during which it was made (0: setup)
+  std::uint32_t value = 0;
+  std::uint32_t range = 0;   // the value was in [0, range)
+};
+
+/// Limits that apply to one execution.
+struct ExecutionLimits {
+  std::uint32_t max_steps = 100000;   // beyond: livelock / unbounded loop
+  double step_timeout = 10.0;          // seconds one fiber step may run
+  bool finish_after_bug = false;       // run on to the end after the first bug (keeping it)
+};
+
+/// How an execution ended. `abandoned`: the strategy gave it up (pick
+/// returned kAbandon); it has no final state and is not counted as explored.
+enum class Ending { complete, bug, step_limit, abandoned };
+
+class Execution {
+ public:
+  Execution(ExecutionLimits limits, StackPool& pool);
+  ~Execution();
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+
+  /// The execution being built or run on this OS thread ([heddle bug] if none).
+  static Execution& current() {
+    if (detail::current_execution == nullptr) no_current_execution();
+    return *detail::current_execution;
+  }
+  /// True while some execution is current.
+  static bool active() noexcept { return detail::current_execution != nullptr; }
+
+  // ---- model-facing ----
+  /// Agent names are unique: a taken name gets a "#k" suffix.
+  /// Creates a thread; it starts (happens-after the creator) at the next step.
+  AgentId spawn(std::string name, std::function<void()> body);
+  /// Creates an async agent issued by the current agent (or the host in setup).
+  AgentId issue(std::string name, std::vector<Phase> phases, std::source_location loc);
+  /// Registers a named object (sync object or region) and returns its id.
+  ObjectId add_object(std::string&& name);
+  const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
+  /// Number of objects registered so far.
+  std::size_t object_count() const noexcept { return object_names_.size(); }
+  /// The agent that registered object `id` (kNoCreator: setup or exit checks).
+  std::uint32_t object_creator(ObjectId id) const { return object_creators_[index(id)]; }
+  static constexpr std::uint32_t kNoCreator = 0xffffffffu;
+  /// Allocates a T owned by this execution (models keep references to it),
+  /// in the execution's arena; it is destroyed when the execution ends.
+  template <class T, class... A>
+  T& make(A&&... args) {
+    // Room first, so that a constructed object is always recorded for destruction.
+    if (owned_.size() == owned_.capacity()) owned_.reserve(std::max<std::size_t>(16, 2 * owned_.size()));
+    T* obj = ::new (arena_->allocate(sizeof(T), alignof(T))) T(std::forward<A>(args)...);
+    owned_.push_back(Owned{obj, [](void* p) noexcept { static_cast<T*>(p)->~T(); }});
+    return *obj;
+  }
+  /// From a thread: publishes `op` and suspends until the controller runs it.
+  /// From setup or an async phase, runs nothing and returns at once.
+  void visible(PendingOp op);
+  /// Fast path of visible(): the running thread's pending-op slot to fill in
+  /// place (nullptr outside a thread); then call publish().
+  PendingOp* pending_slot() noexcept {
+    return running_ != nullptr && running_->kind == Agent::Kind::thread
+               ? &static_cast<ThreadAgent*>(running_)->op
+               : nullptr;
+  }
+  /// Publishes the filled pending_slot() and suspends until it is scheduled.
+  void publish();
+  /// The agent running now (nullptr during setup and exit checks).
+  Agent* self() noexcept { return running_; }
+  const Agent* self() const noexcept { return running_; }
+  /// Joins `s` into the current agent (acquire).
+  void acquire(const SyncClock& s);
+  /// Joins the current agent into `s` (release).
+  void release(SyncClock& s);
+  /// A bi-directional proxy fence for every non-generic proxy: commit := clock.
+  void proxy_fence();
+  /// A proxy fence for proxy `p` only (fence.proxy.async, the tensormap acquire).
+  void proxy_fence(Proxy p);
+  /// Records a bug; the controller ends the execution after this step.
+  void fail(BugReport bug);
+  /// Records a bug found by a model check (assertion, misuse).
+  void fail(Verdict kind, std::string title, std::vector<std::string> details = {});
+  /// Runs `fn` when every agent is done (models' kernel-exit checks).
+  void on_exit(std::function<void()> fn) { exit_checks_.push_back(std::move(fn)); }
+  /// Adds a line the run report prints once (e.g. "exploration restricted by
+  /// dma_order=eager"); repeated notes are printed once.
+  void note(std::string text);
+  const std::vector<std::string>& notes() const noexcept { return notes_; }
+  /// Records one entry of the final state (compared across executions).
+  void observe(std::string key, std::string value);
+  /// Replaces the footprint of the step running now, once the operation
+  /// knows what it really did (a failed CAS only reads).
+  void refine_footprint(Footprint fp);
+  /// A data choice in [0, n), taken from the strategy.
+  std::uint32_t choose(std::uint32_t n);
+  /// The 1-based step running now (0 before the first step).
+  std::uint32_t step() const noexcept { return step_; }
+  bool failed() const noexcept { return bug_.has_value(); }
+
+  // ---- controller-facing ----
+  /// Runs the execution to its end under `strategy`.
+  Ending run(Strategy& strategy);
+  const std::vector<Event>& trace() const noexcept { return trace_; }
+  const std::vector<DataChoice>& choices() const noexcept { return choices_; }
+  const std::vector<std::unique_ptr<Agent>>& agents() const noexcept { return agents_; }
+  const std::optional<BugReport>& bug() const noexcept { return bug_; }
+  /// The final state as "key=value" lines in key order.
+  std::string final_state() const;
+  /// Text naming an operation: "name(object)" or "name".
+  std::string describe(const char* op, ObjectId object, bool has_object) const;
+  /// Reuses `storage`'s capacity for the trace (saves page faults per run).
+  void adopt_trace_storage(std::vector<Event>&& storage) {
+    storage.clear();
+    trace_ = std::move(storage);
+  }
+  /// Hands the trace's storage back for the next execution.
+  std::vector<Event> release_trace_storage() { return std::move(trace_); }
+  /// Installs the strategy used for data choices outside run() (setup).
+  void set_strategy(Strategy* s) noexcept { strategy_ = s; }
+
+ private:
+  [[noreturn]] static void no_current_execution();
+  /// Entry of every thread's fiber: runs the ThreadAgent `agent`'s body.
+  static void thread_main(void* agent);
+  /// Makes `name` unique in place: `name`, or `name#k` with the smallest
+  /// k >= 2 that no agent has yet.
+  void unique_name(std::string& name) const;
+  /// Appends `a` to the agents, with its name hash and scan state.
+  void add_agent(std::unique_ptr<Agent> a);
+  void start_new_threads();
+  void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
+  void run_thread_step(ThreadAgent& t);
+  void run_async_step(AsyncAgent& a);
+  void handle_fault(ThreadAgent& t, FiberFault why);
+  void report_deadlock();
+  void report_step_limit();
+  void run_exit_checks();
+  void record_event(Agent& a);
+  std::vector<AgentId> enabled_agents() const;
+
+  ExecutionLimits limits_;
+  StackPool& pool_;
+  Arena* arena_ = nullptr;  // model objects (make); recycled between executions
+  Strategy* strategy_ = nullptr;
+  std::vector<std::unique_ptr<Agent>> agents_;
+  // Per agent, what the run loop's scan needs without touching the agent:
+  // kIdle (finished, or no operation pending), kReady (an operation without
+  // a blocking condition is pending), kAsk (ask Agent::enabled()).
+  enum : std::uint8_t { kIdle, kReady, kAsk };
+  std::vector<std::uint8_t> ready_;
+  std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
+  std::vector<std::string> object_names_;
+  std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator
+  // An object made by make(): destroyed, in creation order, when the
+  // execution ends; its memory belongs to arena_.
+  struct Owned {
+    void* object;
+    void (*destroy)(void*) noexcept;
+  };
+  std::vector<Owned> owned_;
+  std::vector<std::function<void()>> exit_checks_;
+  std::vector<std::pair<std::string, std::string>> observed_;
+  std::vector<std::string> notes_;
+  std::vector<Event> trace_;
+  std::vector<DataChoice> choices_;
+  std::optional<BugReport> bug_;
+  Agent* running_ = nullptr;
+  HostAgent host_;  // the setup code's clocks (initial contents happen before all)
+  std::uint32_t step_ = 0;
+  std::size_t started_ = 0;  // agents_ below this index have been started
+  Execution* previous_ = nullptr;
+};
+
+}  // namespace heddle

@@ -1,0 +1,146 @@
+// The thread side of an execution: running fiber steps, faults, deadlocks.
+#include <boost/context/detail/exception.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "checker/engine/errors.hpp"
+#include "checker/engine/execution.hpp"
+
+namespace heddle {
+
+void Execution::run_thread_body(ThreadAgent& t, const std::function<void()>& body) {
+  auto last_op = [&] {
+    if (t.events == 0) return std::string("before its first visible operation");
+    return fmt::format("after {} at {}", describe(t.op.name, t.op.object, t.op.has_object),
+                       where(t.op.loc));
+  };
+  try {
+    body();
+  } catch (const boost::context::detail::forced_unwind&) {
+    throw;  // the execution is being torn down
+  } catch (const AssertionFailure& e) {
+    fail(Verdict::assertion, fmt::format("check failed in {}: {}", t.name, e.what()),
+         {fmt::format("at {}", where(e.where))});
+  } catch (const ModelError& e) {
+    fail(Verdict::model_error, fmt::format("{} misused a primitive: {}", t.name, e.what()),
+         {fmt::format("at {}", where(e.where))});
+  } catch (const StepTimeout&) {
+    fail(Verdict::model_error,
+         fmt::format("{} ran for over {} s without reaching a visible operation", t.name,
+                     limits_.step_timeout),
+         {last_op(), "an infinite loop over plain memory? spin on an atomic or use heddle::await"});
+  } catch (const std::exception& e) {
+    fail(Verdict::model_error, fmt::format("{} threw an exception: {}", t.name, e.what()),
+         {last_op()});
+  } catch (...) {
+    fail(Verdict::model_error, fmt::format("{} threw an unknown exception", t.name), {last_op()});
+  }
+  t.finished = true;
+  t.has_pending = false;
+}
+
+void Execution::start_new_threads() {
+  while (started_ < agents_.size()) {
+    Agent& a = *agents_[started_++];
+    if (a.kind != Agent::Kind::thread) continue;
+    auto& t = static_cast<ThreadAgent&>(a);
+    t.started = true;
+    run_thread_step(t);
+    // An execution that runs on past its bug still starts every thread
+    // here, before the next step: starting the rest later would tie their
+    // setup (and what it issues) to whichever step happened to come next.
+    if (bug_ && !limits_.finish_after_bug) return;
+  }
+}
+
+void Execution::run_thread_step(ThreadAgent& t) {
+  running_ = &t;
+  t.has_pending = false;
+  ready_[index(t.id)] = kIdle;  // until the thread publishes its next operation
+  watchdog_enter_step();
+  FiberFault why = t.fiber->resume();
+  watchdog_leave_step();
+  running_ = nullptr;
+  if (why != FiberFault::none) handle_fault(t, why);
+}
+
+void Execution::handle_fault(ThreadAgent& t, FiberFault why) {
+  t.finished = true;
+  t.has_pending = false;
+  std::string last = t.events == 0
+                         ? std::string("before its first visible operation")
+                         : fmt::format("after {} at {}", describe(t.op.name, t.op.object,
+                                                                  t.op.has_object),
+                                       where(t.op.loc));
+  switch (why) {
+    case FiberFault::stack_overflow:
+      fail(Verdict::model_error, fmt::format("stack overflow in {}", t.name),
+           {last, fmt::format("each thread has a {} KiB stack: raise it with --stack-size or "
+                              "move large arrays into heddle buffers",
+                              pool_.stack_bytes() / 1024)});
+      break;
+    case FiberFault::timeout:
+      fail(Verdict::model_error,
+           fmt::format("{} ran for over {} s without reaching a visible operation", t.name,
+                       limits_.step_timeout),
+           {last, "an infinite loop? spin on an atomic or use heddle::await"});
+      break;
+    case FiberFault::abort:
+      fail(Verdict::model_error, fmt::format("{} called abort() (a failed assert()?)", t.name),
+           {last, "use heddle::check(cond, \"message\") to get an assertion report"});
+      break;
+    case FiberFault::none:
+      break;
+  }
+}
+
+void Execution::report_deadlock() {
+  BugReport b;
+  b.kind = Verdict::deadlock;
+  b.title = "no agent can run, but some threads have not finished";
+  for (const auto& a : agents_) {
+    if (a->finished) continue;
+    const auto& op = a->pending();
+    b.details.push_back(fmt::format("{} blocked at {} at {}", a->name,
+                                    describe(op.name, op.object, op.has_object), where(op.loc)));
+  }
+  fail(std::move(b));
+}
+
+void Execution::report_step_limit() {
+  // Name the agent that ran most in the recent past and its operations.
+  constexpr std::size_t kWindow = 64;
+  std::size_t from = trace_.size() > kWindow ? trace_.size() - kWindow : 0;
+  std::map<std::uint32_t, int> runs;
+  for (std::size_t i = from; i < trace_.size(); ++i) ++runs[index(trace_[i].agent)];
+  std::uint32_t busiest = 0;
+  int most = -1;
+  for (auto [agent, n] : runs)
+    if (n > most) most = n, busiest = agent;
+  BugReport b;
+  b.kind = Verdict::livelock;
+  const std::string& name = agents_[busiest]->name;
+  b.title = fmt::format("livelock or unbounded loop: {} steps without finishing; {} keeps running",
+                        limits_.max_steps, name);
+  std::map<std::string, int> sites;
+  std::map<std::string, int> lines;  // source lines of the busiest agent's operations
+  for (std::size_t i = from; i < trace_.size(); ++i) {
+    if (index(trace_[i].agent) != busiest) continue;
+    ++sites[fmt::format("{} at {}", describe(trace_[i].op, trace_[i].object,
+                                             trace_[i].has_object),
+                        where(trace_[i].loc))];
+    ++lines[where(trace_[i].loc)];
+  }
+  for (auto& [site, n] : sites) b.details.push_back(fmt::format("{} ran {} of the last {} steps", site, n, trace_.size() - from));
+  auto loop = std::max_element(lines.begin(), lines.end(),
+                               [](auto& x, auto& y) { return x.second < y.second; });
+  b.details.push_back(fmt::format(
+      "a spin loop at {}? block on heddle::await(predicate, {{objects}}) instead of looping, "
+      "or raise --max-steps",
+      loop == lines.end() ? std::string("an unknown line") : loop->first));
+  fail(std::move(b));
+}
+
+}  // namespace heddle

@@ -1,0 +1,261 @@
+#include "checker/engine/fiber.hpp"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+#include <pthread.h>
+#include <thread>
+
+namespace heddle {
+namespace {
+
+// State shared with the signal handlers. Only one fiber runs at a time.
+struct FaultState {
+  sigjmp_buf* resume_point = nullptr;  // set while a fiber runs
+  const StackPool* pool = nullptr;     // pool of the running fiber
+  volatile sig_atomic_t watchdog_fired = 0;
+  volatile sig_atomic_t watchdog_strikes = 0;
+};
+FaultState g_fault;
+
+void on_fault(int sig, siginfo_t* info, void*) {
+  if (g_fault.resume_point == nullptr) {
+    if (sig == SIGALRM) return;  // the watchdog fired between steps
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  FiberFault why = FiberFault::abort;
+  if (sig == SIGSEGV || sig == SIGBUS) {
+    if (g_fault.pool == nullptr || !g_fault.pool->in_guard(info->si_addr)) {
+      signal(sig, SIG_DFL);  // a real crash outside a fiber stack guard
+      raise(sig);
+      return;
+    }
+    why = FiberFault::stack_overflow;
+  } else if (sig == SIGALRM) {
+    // First strike: ask the fiber to stop at its next memory access.
+    // Second strike: it makes no accesses at all, so leave it.
+    int strikes = g_fault.watchdog_strikes;
+    g_fault.watchdog_strikes = strikes + 1;
+    if (strikes == 0) {
+      g_fault.watchdog_fired = 1;
+      return;
+    }
+    why = FiberFault::timeout;
+  }
+  siglongjmp(*g_fault.resume_point, static_cast<int>(why));
+}
+
+}  // namespace
+
+StackPool::StackPool(std::size_t stack_bytes)
+    : page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
+  bytes_ = (stack_bytes + page_ - 1) / page_ * page_;
+}
+
+StackPool::~StackPool() {
+  idle_.clear();  // unwinds the parked fibers, which hands their stacks back
+  for (auto& s : free_) munmap(s.base, s.total);
+}
+
+boost::context::stack_context StackPool::allocate() {
+  Stack s;
+  if (!free_.empty()) {
+    s = free_.back();
+    free_.pop_back();
+  } else {
+    s.total = bytes_ + page_;
+    void* p = mmap(nullptr, s.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    s.base = static_cast<char*>(p);
+    mprotect(s.base, page_, PROT_NONE);  // guard page at the low end
+    // Stack colouring: tops at the same offset in a page would put every
+    // fiber's hot frames in the same L1 sets (they thrash at each switch),
+    // so each stack's top moves down by its own multiple of 64 bytes.
+    s.color = (all_.size() * 17 % 64) * 64;
+    all_.push_back(s);
+  }
+  boost::context::stack_context sc;
+  sc.size = s.total - page_ - s.color;
+  sc.sp = s.base + s.total - s.color;
+  return sc;
+}
+
+void StackPool::deallocate(boost::context::stack_context& sc) noexcept {
+  char* top = static_cast<char*>(sc.sp);
+  for (const auto& s : all_)
+    if (top > s.base && top <= s.base + s.total) free_.push_back(s);
+}
+
+bool StackPool::in_guard(const void* addr) const noexcept {
+  auto* a = static_cast<const char*>(addr);
+  for (const auto& s : all_) {
+    // A frame may skip a little past the guard; count a page of slack below.
+    if (a >= s.base - page_ && a < s.base + page_) return true;
+  }
+  return false;
+}
+
+namespace {
+// Adapts a StackPool reference to Boost's by-value StackAllocator concept.
+struct PoolRef {
+  StackPool* pool;
+  boost::context::stack_context allocate() { return pool->allocate(); }
+  void deallocate(boost::context::stack_context& sc) noexcept { pool->deallocate(sc); }
+};
+thread_local Fiber* t_running = nullptr;
+}  // namespace
+
+Fiber::Fiber(StackPool& pool) : pool_(pool) {
+  context_ = boost::context::fiber(
+      std::allocator_arg, PoolRef{&pool},
+      [this](boost::context::fiber&& caller) -> boost::context::fiber {
+        caller_ = &caller;
+        // One body per start(); between bodies the fiber parks here. A
+        // forced_unwind (the fiber destroyed) leaves the loop.
+        for (;;) {
+          in_body_ = true;
+          entry_(arg_);
+          in_body_ = false;
+          finished_ = true;
+          *caller_ = std::move(*caller_).resume();
+        }
+      });
+}
+
+Fiber::~Fiber() {
+  if (faulted_) {
+    // The stack is in an unknown state: never unwind it; leak the handle.
+    new boost::context::fiber(std::move(context_));
+  }
+  // Otherwise Boost unwinds the stack (forced_unwind), parked or in a body.
+}
+
+void Fiber::start(Entry entry, void* arg) {
+  if (!idle()) throw std::logic_error("[heddle bug] a fiber was started while it runs a body");
+  entry_ = entry;
+  arg_ = arg;
+  finished_ = false;
+}
+
+std::unique_ptr<Fiber> StackPool::take_fiber() {
+  if (idle_.empty()) return std::make_unique<Fiber>(*this);
+  std::unique_ptr<Fiber> f = std::move(idle_.back());
+  idle_.pop_back();
+  return f;
+}
+
+void StackPool::give_back(std::unique_ptr<Fiber> f) noexcept {
+  if (f && f->idle()) idle_.push_back(std::move(f));
+}
+
+FiberFault Fiber::resume() {
+  sigjmp_buf here;
+  sigjmp_buf* outer = g_fault.resume_point;
+  Fiber* outer_fiber = t_running;
+  // No mask save: the handlers run with SA_NODEFER, so nothing is blocked.
+  int why = sigsetjmp(here, 0);
+  if (why != 0) {
+    g_fault.resume_point = outer;
+    t_running = outer_fiber;
+    faulted_ = true;
+    finished_ = true;
+    return static_cast<FiberFault>(why);
+  }
+  g_fault.resume_point = &here;
+  g_fault.pool = &pool_;
+  t_running = this;
+  context_ = std::move(context_).resume();
+  g_fault.resume_point = outer;
+  t_running = outer_fiber;
+  return FiberFault::none;
+}
+
+void Fiber::suspend() {
+  Fiber* self = t_running;
+  *self->caller_ = std::move(*self->caller_).resume();
+}
+
+FaultHandlers::FaultHandlers() {
+  // One alternate stack for the whole process: the handler must not run on
+  // the overflowed fiber stack.
+  static char altstack[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = altstack;
+  ss.ss_size = sizeof altstack;
+  sigaltstack(&ss, &old_stack_);
+  struct sigaction sa{};
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &sa, &old_[i]);
+}
+
+FaultHandlers::~FaultHandlers() {
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  sigaltstack(&old_stack_, nullptr);
+}
+
+namespace {
+// A helper thread that interrupts a fiber step running longer than the limit.
+// The run loop only bumps a sequence number per step, so it costs no syscall.
+struct Watchdog {
+  std::atomic<std::uint64_t> seq{0};
+  std::atomic<bool> in_step{false};
+  std::atomic<double> limit{0};
+  pthread_t target{};
+  bool started = false;
+};
+Watchdog g_watchdog;
+
+void watchdog_loop() {
+  std::uint64_t seen = ~0ull;
+  auto since = std::chrono::steady_clock::now();
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto now = std::chrono::steady_clock::now();
+    auto seq = g_watchdog.seq.load();
+    if (!g_watchdog.in_step.load() || seq != seen) {
+      seen = seq;
+      since = now;
+      continue;
+    }
+    double limit = g_watchdog.limit.load();
+    if (limit > 0 && std::chrono::duration<double>(now - since).count() > limit) {
+      pthread_kill(g_watchdog.target, SIGALRM);
+      since = now;  // the next strike comes one limit later
+    }
+  }
+}
+}  // namespace
+
+void arm_step_watchdog(double seconds) {
+  g_watchdog.limit = seconds;
+  if (g_watchdog.started || seconds <= 0) return;
+  g_watchdog.started = true;
+  g_watchdog.target = pthread_self();
+  std::thread(watchdog_loop).detach();
+}
+
+void watchdog_enter_step() noexcept {
+  g_fault.watchdog_fired = 0;
+  g_fault.watchdog_strikes = 0;
+  // Only this thread writes seq: a plain relaxed store avoids a locked RMW.
+  g_watchdog.seq.store(g_watchdog.seq.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_relaxed);
+  g_watchdog.in_step.store(true, std::memory_order_relaxed);
+}
+
+void watchdog_leave_step() noexcept { g_watchdog.in_step.store(false, std::memory_order_relaxed); }
+
+bool step_watchdog_fired() noexcept { return g_fault.watchdog_fired != 0; }
+
+}  // namespace heddle

@@ -1,0 +1,144 @@
+#include "checker/engine/memory.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "checker/engine/execution.hpp"
+#include "checker/engine/fiber.hpp"
+
+namespace heddle {
+
+Region::Region(std::string name, std::size_t elem_size, std::size_t count)
+    : name_(name), elem_size_(elem_size), bytes_(elem_size * count), shadow_(count) {
+  id_ = Execution::current().add_object(std::move(name));
+}
+
+void Region::check_bounds(std::size_t first, std::size_t n, std::source_location loc) const {
+  if (first + n > shadow_.size() || first + n < first)
+    throw ModelError(fmt::format("access to {}[{}..{}] is out of bounds (size {})", name_, first,
+                                 first + n - 1, shadow_.size()),
+                     loc);
+}
+
+void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, const char* op,
+                    std::source_location loc) {
+  auto& ex = Execution::current();
+  Agent* a = ex.self();
+  if (a == nullptr) return;  // setup and exit checks: initial contents and results
+  if (step_watchdog_fired()) throw StepTimeout();
+  const AccessRecord now{a->id, a->clock[a->id], ex.step(), proxy, op, loc};
+  // A later-proxy access sees an earlier generic access only through a proxy
+  // fence, i.e. through the commit clock (DESIGN.md, Happens-before and races).
+  auto ordered = [&](const AccessRecord& prior) {
+    if (prior.time == 0 || prior.agent == now.agent) return true;
+    const VectorClock& c = (proxy != Proxy::generic && prior.proxy == Proxy::generic)
+                               ? a->commit[proxy]
+                               : a->clock;
+    return c.covers(Epoch{prior.agent, prior.time});
+  };
+  // The racing elements: from e on, as long as the same prior access races.
+  auto extent = [&](std::size_t e, const AccessRecord& prior, bool prior_write) {
+    auto same = [&](const AccessRecord& r) {
+      return r.agent == prior.agent && r.time == prior.time && r.op == prior.op;
+    };
+    std::size_t last = e;
+    while (last + 1 < first + n) {
+      const ShadowCell& next = shadow_[last + 1];
+      bool found = prior_write ? same(next.write)
+                               : std::any_of(next.reads.begin(), next.reads.end(), same);
+      if (!found) break;
+      ++last;
+    }
+    return last;
+  };
+  for (std::size_t e = first; e < first + n; ++e) {
+    ShadowCell& cell = shadow_[e];
+    if (!ordered(cell.write))
+      return race(cell.write, true, e, extent(e, cell.write, true), write, now);
+    if (write) {
+      for (const auto& r : cell.reads)
+        if (!ordered(r)) return race(r, false, e, extent(e, r, false), write, now);
+      cell.write = now;
+      cell.reads.clear();
+    } else {
+      bool replaced = false;
+      for (auto& r : cell.reads)
+        if (r.agent == now.agent && r.proxy == now.proxy) r = now, replaced = true;
+      if (!replaced) cell.reads.push_back(now);
+    }
+  }
+}
+
+namespace {
+// When one side of a race is an async agent and the other its issuer, says
+// so in words: the usual cause is a copy still in flight (DESIGN.md,
+// Counterexamples: "why they are unordered").
+std::optional<std::string> in_flight(const Execution& ex, AgentId x, AgentId y) {
+  const auto& agents = ex.agents();
+  for (auto [copy_id, thread_id] : {std::pair{x, y}, std::pair{y, x}}) {
+    const Agent& c = *agents[index(copy_id)];
+    if (c.kind != Agent::Kind::async) continue;
+    const auto& copy = static_cast<const AsyncAgent&>(c);
+    if (copy.issuer != thread_id) continue;
+    std::string when = copy.created_by < 0
+                           ? std::string("before step 1")
+                           : fmt::format("during step {}", copy.created_by + 1);
+    return fmt::format("{} was issued by {} at {} ({}) and was still in flight: {} had not "
+                       "waited for it (to the depth that covers this access) before its access",
+                       copy.name, agents[index(thread_id)]->name, where(copy.loc), when,
+                       agents[index(thread_id)]->name);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
+                  std::size_t last, bool write, const AccessRecord& now) {
+  auto& ex = Execution::current();
+  auto info = [&](const AccessRecord& r, bool w) {
+    AccessInfo i;
+    i.agent = ex.agents()[index(r.agent)]->name;
+    i.op = r.op;
+    i.region = name_;
+    i.first = static_cast<std::uint32_t>(elem);
+    i.last = static_cast<std::uint32_t>(last);
+    i.write = w;
+    i.proxy = proxy_name(r.proxy);
+    i.at = where(r.loc);
+    i.step = r.step;
+    return i;
+  };
+  BugReport b;
+  b.kind = Verdict::race;
+  b.title = last == elem ? fmt::format("data race on {}[{}]", name_, elem)
+                         : fmt::format("data race on {}[{}..{}]", name_, elem, last);
+  b.accesses = {info(prior, prior_write), info(now, write)};
+  bool cross_proxy = (now.proxy != Proxy::generic) != (prior.proxy != Proxy::generic);
+  b.details.push_back(
+      cross_proxy ? fmt::format("neither access happens before the other: the {}-proxy access "
+                                "is not ordered after the {}-proxy one by a proxy fence and "
+                                "synchronization",
+                                b.accesses[1].proxy, b.accesses[0].proxy)
+                  : "neither access happens before the other");
+  if (auto why = in_flight(ex, prior.agent, now.agent)) b.details.push_back(*why);
+  ex.fail(std::move(b));
+}
+
+void copy_elements(Region& dst, std::size_t dst_first, const Region& src, std::size_t src_first,
+                   std::size_t n, Proxy proxy, const char* op, std::source_location loc) {
+  if (dst.elem_size() != src.elem_size())
+    throw ModelError(fmt::format("copy from {} to {}: element sizes differ", src.name(),
+                                 dst.name()),
+                     loc);
+  src.check_bounds(src_first, n, loc);
+  dst.check_bounds(dst_first, n, loc);
+  const_cast<Region&>(src).access(src_first, n, false, proxy, op, loc);
+  dst.access(dst_first, n, true, proxy, op, loc);
+  std::memmove(dst.bytes() + dst_first * dst.elem_size(),
+               src.bytes() + src_first * src.elem_size(), n * dst.elem_size());
+}
+
+}  // namespace heddle

@@ -1,0 +1,108 @@
+// Memory regions that hold real bytes, with shadow state for race detection.
+#pragma once
+#include <boost/container/small_vector.hpp>
+#include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "checker/engine/errors.hpp"
+#include "checker/engine/ids.hpp"
+
+namespace heddle {
+
+class Execution;
+
+/// One earlier access remembered by the shadow state (an epoch plus report data).
+struct AccessRecord {
+  AgentId agent{};
+  std::uint32_t time = 0;        // 0: no access
+  std::uint32_t step = 0;
+  Proxy proxy = Proxy::generic;
+  const char* op = "";
+  std::source_location loc;
+};
+
+/// Shadow state of one element: the last write and the reads since it.
+struct ShadowCell {
+  AccessRecord write;
+  boost::container::small_vector<AccessRecord, 1> reads;
+};
+
+/// A named memory region of `count` elements of `elem_size` bytes.
+/// Plain accesses are invisible (no scheduling point) and race-checked.
+class Region {
+ public:
+  Region(std::string name, std::size_t elem_size, std::size_t count);
+
+  const std::string& name() const noexcept { return name_; }
+  ObjectId id() const noexcept { return id_; }
+  std::size_t elem_size() const noexcept { return elem_size_; }
+  std::size_t size() const noexcept { return shadow_.size(); }
+  std::byte* bytes() noexcept { return bytes_.data(); }
+  const std::byte* bytes() const noexcept { return bytes_.data(); }
+
+  /// Race-checks an access to elements [first, first+n) by the running agent
+  /// and records it. `op` names the access in reports.
+  void access(std::size_t first, std::size_t n, bool write, Proxy proxy, const char* op,
+              std::source_location loc);
+  /// Throws ModelError when [first, first+n) is out of bounds.
+  void check_bounds(std::size_t first, std::size_t n, std::source_location loc) const;
+
+ private:
+  /// Reports a race on elements [elem, last] against `prior`.
+  void race(const AccessRecord& prior, bool prior_write, std::size_t elem, std::size_t last,
+            bool write, const AccessRecord& now);
+
+  std::string name_;
+  ObjectId id_;
+  std::size_t elem_size_;
+  std::vector<std::byte> bytes_;
+  std::vector<ShadowCell> shadow_;
+};
+
+/// A typed view of a region: element loads and stores go through the
+/// race detector. Cheap to copy; the region is owned by the execution.
+template <class T>
+class Buffer {
+  static_assert(std::is_trivially_copyable_v<T>, "buffers hold plain bytes");
+
+ public:
+  Buffer() = default;
+  explicit Buffer(Region& r) : region_(&r) {}
+
+  /// Reads element i (a plain, invisible load).
+  T load(std::size_t i, std::source_location loc = std::source_location::current()) const {
+    region_->check_bounds(i, 1, loc);
+    region_->access(i, 1, false, Proxy::generic, "load", loc);
+    return raw(i);
+  }
+  /// Writes element i (a plain, invisible store).
+  void store(std::size_t i, T v, std::source_location loc = std::source_location::current()) {
+    region_->check_bounds(i, 1, loc);
+    region_->access(i, 1, true, Proxy::generic, "store", loc);
+    std::memcpy(region_->bytes() + i * sizeof(T), &v, sizeof(T));
+  }
+  /// Reads element i without any check (initial contents, final results).
+  T raw(std::size_t i) const {
+    T v;
+    std::memcpy(&v, region_->bytes() + i * sizeof(T), sizeof(T));
+    return v;
+  }
+  /// Writes element i without any check (initial contents from the host).
+  void init(std::size_t i, T v) { std::memcpy(region_->bytes() + i * sizeof(T), &v, sizeof(T)); }
+  std::size_t size() const noexcept { return region_->size(); }
+  Region& region() const noexcept { return *region_; }
+
+ private:
+  Region* region_ = nullptr;
+};
+
+/// Copies n elements between regions as the running agent (an async phase):
+/// reads the source and writes the destination through the race detector.
+void copy_elements(Region& dst, std::size_t dst_first, const Region& src, std::size_t src_first,
+                   std::size_t n, Proxy proxy, const char* op, std::source_location loc);
+
+}  // namespace heddle

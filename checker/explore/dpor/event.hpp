@@ -1,0 +1,106 @@
+// Events as the DPOR components see them, and their dependency relation.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "checker/engine/execution.hpp"
+#include "checker/engine/op.hpp"
+
+namespace heddle::dpor {
+
+/// One visible operation: the `agent_event`-th step of `agent`, with its
+/// footprint. Deterministic models make (agent, agent_event) name the same
+/// operation in every execution that runs it.
+struct EventInfo {
+  AgentId agent{};
+  std::uint32_t agent_event = 0;
+  Footprint footprint;
+  bool has_creator = false;         // first event of an agent created by an event
+  AgentId creator_agent{};          // ... that event (valid when has_creator)
+  std::uint32_t creator_event = 0;
+  bool conditional = false;         // the operation may block (lock, wait, await)
+};
+
+/// True when two footprints list the same accesses in the same order.
+inline bool same_footprint(const Footprint& a, const Footprint& b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const Access& x = a[k];
+    const Access& y = b[k];
+    if (x.object != y.object || x.lo != y.lo || x.hi != y.hi || x.write != y.write ||
+        x.token != y.token || x.before != y.before)
+      return false;
+  }
+  return true;
+}
+
+/// True when two event descriptions are identical, footprints included.
+inline bool same_event(const EventInfo& a, const EventInfo& b) noexcept {
+  if (a.agent != b.agent || a.agent_event != b.agent_event || a.conditional != b.conditional ||
+      a.has_creator != b.has_creator)
+    return false;
+  if (a.has_creator && (a.creator_agent != b.creator_agent || a.creator_event != b.creator_event))
+    return false;
+  return same_footprint(a.footprint, b.footprint);
+}
+
+/// Dependency (Abdulla et al., JACM 2017, Sec. 2): same agent (program
+/// order), creation (an agent's first event happens after the event that
+/// created it), or conflicting footprints (same object, one writes).
+inline bool dependent(const EventInfo& a, const EventInfo& b) noexcept {
+  if (a.agent == b.agent) return true;
+  if (b.has_creator && b.creator_agent == a.agent && b.creator_event == a.agent_event) return true;
+  if (a.has_creator && a.creator_agent == b.agent && a.creator_event == b.agent_event) return true;
+  return conflicts(a.footprint, b.footprint);
+}
+
+/// The EventInfo of trace[k]; `conditional` comes from the caller's record.
+inline EventInfo event_info(const std::vector<Event>& trace, std::size_t k, bool conditional) {
+  const Event& e = trace[k];
+  EventInfo info;
+  info.agent = e.agent;
+  info.agent_event = e.agent_event;
+  info.footprint = e.footprint;
+  info.conditional = conditional;
+  if (e.agent_event == 0 && e.created_by >= 0) {
+    const Event& c = trace[static_cast<std::size_t>(e.created_by)];
+    info.has_creator = true;
+    info.creator_agent = c.agent;
+    info.creator_event = c.agent_event;
+  }
+  return info;
+}
+
+/// For a wait j that was pending but blocked when step i ran: true when a
+/// step k in (i, end) of another agent touches j's objects and does not
+/// follow i (`follows_i(k)`). Reversibility is judged after notdep(e, E)
+/// (JACM 2017, Sec. 3); only such a step (a copy completing a DMA wait, any
+/// of the writers an await accepts) can release j there. With none, j sees
+/// what it saw at i and stays blocked. `Step` is Event or EventInfo.
+template <class Step, class FollowsI>
+bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t end, const Step& j,
+                   FollowsI follows_i) {
+  for (std::size_t k = i + 1; k < end; ++k)
+    if (steps[k].agent != j.agent && conflicts(steps[k].footprint, j.footprint) && !follows_i(k))
+      return true;
+  return false;
+}
+
+/// True when `p` (an agent whose next event is `pe`) is a weak initial of
+/// `v` (JACM 2017, Sec. 6, weak initials WI[E](v)): either pe is p's first event in v and
+/// nothing before it in v depends on it, or p is absent from v and pe is
+/// independent of every event of v. Callers guarantee p is enabled. `v`
+/// refers to events stored elsewhere, so that inserting it copies nothing.
+inline bool weak_initial(const std::vector<const EventInfo*>& v, const EventInfo& pe) noexcept {
+  for (std::size_t t = 0; t < v.size(); ++t) {
+    if (v[t]->agent != pe.agent) continue;
+    for (std::size_t s = 0; s < t; ++s)
+      if (dependent(*v[s], *v[t])) return false;
+    return true;
+  }
+  for (const EventInfo* e : v)
+    if (dependent(pe, *e)) return false;
+  return true;
+}
+
+}  // namespace heddle::dpor

@@ -1,0 +1,239 @@
+#include "checker/explore/dpor/pop_trace.hpp"
+
+#include <algorithm>
+
+namespace heddle::dpor {
+
+void FinishedTrace::clear() {
+  events.clear();
+  declared.clear();
+  created_by.clear();
+  enabled.clear();
+  enabled_at.clear();
+  real = 0;
+  clocks.clear();
+  stride = 0;
+  prev_pos.clear();
+}
+
+bool FinishedTrace::was_enabled(std::size_t k, AgentId a) const {
+  auto first = enabled.begin() + enabled_at[k];
+  auto last = enabled.begin() + enabled_at[k + 1];
+  return std::find(first, last, a) != last;
+}
+
+std::size_t FinishedTrace::bytes() const {
+  std::size_t b = events.size() * sizeof(EventInfo) + declared.size() * sizeof(Footprint);
+  for (const auto& e : events)
+    if (e.footprint.size() > 2) b += e.footprint.size() * sizeof(Access);
+  b += created_by.size() * sizeof(std::int32_t) + enabled.size() * sizeof(AgentId);
+  b += enabled_at.size() * sizeof(std::uint32_t) + clocks.size() * sizeof(std::uint32_t);
+  return b + prev_pos.size() * sizeof(std::int32_t);
+}
+
+void FinishedTrace::schedule_events(const Race& r, std::vector<std::size_t>& preds,
+                                    std::vector<std::size_t>& out) const {
+  // JACM 2017 runs all of notdep(e, E) before e'. A parsimonious schedule
+  // runs only what e' needs: the causal past of its direct predecessors
+  // other than e and the events after e (its previous step, its creator,
+  // the earlier events it conflicts with). For most events that is the part
+  // of notdep(e, E) that happens before e'; for an operation that may block
+  // it leaves out what only the events after e gave it (a lock moved before
+  // the other lock does not need that lock's unlock; Nidhugg's POP computes
+  // the moved lock's clock the same way).
+  const std::size_t end = std::min<std::size_t>(r.j, real);
+  const auto i = static_cast<std::int32_t>(r.i);
+  preds.clear();
+  if (prev_pos[r.j] > i) preds.push_back(static_cast<std::size_t>(prev_pos[r.j]));
+  if (events[r.j].agent_event == 0 && created_by[r.j] > i)
+    preds.push_back(static_cast<std::size_t>(created_by[r.j]));
+  for (std::size_t k = r.i + 1; k < end; ++k)
+    if (!happens_before(r.i, k) && conflicts(events[k].footprint, events[r.j].footprint))
+      preds.push_back(k);
+  out.clear();
+  for (std::size_t k = r.i + 1; k < end; ++k) {
+    if (happens_before(r.i, k)) continue;
+    if (std::any_of(preds.begin(), preds.end(),
+                    [&](std::size_t d) { return d >= k && happens_before(k, d); }))
+      out.push_back(k);
+  }
+}
+
+namespace {
+/// True when a and b are the same step of the same agent. Agent ids follow
+/// creation order, so an agent created during the execution is also named
+/// by its creating event: another creator means another agent.
+bool same_step(const EventInfo& a, const EventInfo& b) noexcept {
+  if (a.agent != b.agent || a.agent_event != b.agent_event || a.has_creator != b.has_creator)
+    return false;
+  return !a.has_creator ||
+         (a.creator_agent == b.creator_agent && a.creator_event == b.creator_event);
+}
+}  // namespace
+
+Step step(std::vector<EventInfo>& rest, const EventInfo& x) {
+  for (std::size_t t = 0; t < rest.size(); ++t) {
+    if (rest[t].agent != x.agent) continue;
+    if (!same_step(rest[t], x)) return Step::dropped;
+    for (std::size_t k = 0; k < t; ++k)
+      if (dependent(rest[k], rest[t])) return Step::dropped;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(t));
+    return rest.empty() ? Step::completed : Step::kept;
+  }
+  for (const auto& y : rest)
+    if (dependent(x, y)) return Step::dropped;
+  return Step::kept;
+}
+
+bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept {
+  return rest.size() == 1 && same_step(rest[0], x);
+}
+
+bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const EventInfo*>& v) {
+  // step() over a copy of seq, with the matched events marked instead of
+  // erased (this runs for every reversal against every sleep sequence).
+  thread_local std::vector<char> matched;
+  matched.assign(seq.size(), 0);
+  std::size_t left = seq.size();
+  for (const EventInfo* x : v) {
+    std::size_t t = 0;
+    while (t < seq.size() && (matched[t] || seq[t].agent != x->agent)) ++t;
+    if (t == seq.size()) {  // x is not in the sequence: it must commute with the rest
+      for (std::size_t k = 0; k < seq.size(); ++k)
+        if (!matched[k] && dependent(*x, seq[k])) return false;
+      continue;
+    }
+    if (!same_step(seq[t], *x)) return false;
+    for (std::size_t k = 0; k < t; ++k)
+      if (!matched[k] && dependent(seq[k], seq[t])) return false;
+    matched[t] = 1;
+    if (--left == 0) return true;
+  }
+  return false;
+}
+
+void RaceFinder::index_objects(const FinishedTrace& t) {
+  objects_.clear();
+  for (std::size_t k = 0; k < t.real; ++k) objects_.add(k, t.events[k].footprint);
+}
+
+void RaceFinder::candidates(const Footprint& fp, std::size_t limit) {
+  objects_.candidates(fp, limit, cand_);
+}
+
+void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, std::size_t same) {
+  const std::size_t n = t.events.size();
+  std::size_t agents = 0;
+  for (const auto& e : t.events) agents = std::max<std::size_t>(agents, index(e.agent) + 1);
+  t.stride = agents;
+  t.clocks.assign(n * agents, 0u);
+  t.prev_pos.assign(n, -1);
+  index_objects(t);
+  // A prefix shared with the parent has the parent's clocks (they depend
+  // on earlier events only); copy them when the rows have the same width.
+  std::size_t from = 0;
+  if (parent != nullptr && parent->stride == agents && same <= parent->real && same <= t.real) {
+    from = same;
+    std::copy(parent->clocks.begin(),
+              parent->clocks.begin() + static_cast<std::ptrdiff_t>(from * agents), t.clocks.begin());
+  }
+  std::vector<std::int32_t> last(agents, -1);
+  for (std::size_t k = 0; k < n; ++k) {
+    const EventInfo& e = t.events[k];
+    t.prev_pos[k] = last[index(e.agent)];
+    last[index(e.agent)] = static_cast<std::int32_t>(k);
+    if (k < from) continue;
+    std::uint32_t* row = &t.clocks[k * agents];
+    auto join = [&](std::size_t other) {
+      const std::uint32_t* o = &t.clocks[other * agents];
+      for (std::size_t a = 0; a < agents; ++a) row[a] = std::max(row[a], o[a]);
+    };
+    if (t.prev_pos[k] >= 0) join(static_cast<std::size_t>(t.prev_pos[k]));
+    if (e.agent_event == 0 && t.created_by[k] >= 0) join(static_cast<std::size_t>(t.created_by[k]));
+    candidates(e.footprint, std::min(k, t.real));
+    for (std::uint32_t i : cand_)
+      if (t.events[i].agent != e.agent && conflicts(t.events[i].footprint, e.footprint)) join(i);
+    row[index(e.agent)] = e.agent_event + 1;
+  }
+}
+
+void RaceFinder::find_races(const FinishedTrace& t, std::size_t from, std::size_t to,
+                            bool pending, std::vector<Race>& out) {
+  // objects_ still indexes t: compute_clocks(t) ran just before.
+  for (std::size_t j = from; j < to; ++j) races_of(t, j, out);
+  if (pending)
+    for (std::size_t j = t.real; j < t.events.size(); ++j) races_of(t, j, out);
+}
+
+void RaceFinder::races_of(const FinishedTrace& t, std::size_t j, std::vector<Race>& out) {
+  const EventInfo& ej = t.events[j];
+  const std::int32_t pp = t.prev_pos[j];
+  const std::int32_t cb = ej.agent_event == 0 ? t.created_by[j] : -1;
+  candidates(ej.footprint, std::min(j, t.real));
+  for (std::uint32_t ci : cand_) {
+    const std::size_t i = ci;
+    const EventInfo& ei = t.events[i];
+    if (ei.agent == ej.agent || !conflicts(ei.footprint, ej.footprint)) continue;
+    // j's own history must not depend on i, or j could not move before i.
+    if (pp >= 0 && t.happens_before(i, static_cast<std::size_t>(pp))) continue;
+    if (cb >= 0 &&
+        (static_cast<std::size_t>(cb) == i || t.happens_before(i, static_cast<std::size_t>(cb))))
+      continue;
+    // Races are immediate (JACM 2017, Sec. 3), except for an operation that
+    // may block: when the event between enabled it (an unlock before a
+    // lock), only the race with the earlier event (the other lock) can be
+    // reversed (see OptimalDpor::analyse_races).
+    if (!ej.conditional && reaches_through(t, i, j)) continue;
+    if (!reversible(t, i, j)) continue;
+    out.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
+  }
+}
+
+bool RaceFinder::reaches_through(const FinishedTrace& t, std::size_t i, std::size_t j) const {
+  const EventInfo& ej = t.events[j];
+  for (std::uint32_t k : cand_) {
+    if (k <= i) continue;
+    const EventInfo& ek = t.events[k];
+    if (ek.agent != ej.agent && conflicts(ek.footprint, ej.footprint) && t.happens_before(i, k))
+      return true;
+  }
+  return false;
+}
+
+bool RaceFinder::token_available(const FinishedTrace& t, const Access& take,
+                                 std::size_t i) const {
+  // Every later operation that changes the resource conflicts with i, so it
+  // happens after i and is not moved: the resource is as it was before i.
+  for (const auto& a : t.events[i].footprint)
+    if (a.object == take.object && a.before >= 0) return a.before >= 1;  // i counted it
+  for (std::size_t k = i; k-- > 0;)
+    for (const auto& a : t.events[k].footprint)
+      if (a.object == take.object && a.token != 0)
+        return a.before >= 0 ? a.before + a.token >= 1 : a.token > 0;
+  return true;  // never taken: available from the start
+}
+
+bool RaceFinder::reversible(const FinishedTrace& t, std::size_t i, std::size_t j) const {
+  const EventInfo& ej = t.events[j];
+  if (!ej.conditional) return true;
+  // If j was already pending when i ran, the enabled sets say whether it
+  // could run once the schedule's events have run. Otherwise assume it
+  // could, unless it takes a unit of a resource that was empty before i; a
+  // schedule whose agent turns out blocked is given up when it is reached
+  // (PopStats::infeasible, RunStats::abandoned).
+  const auto si = static_cast<std::int32_t>(i);
+  const bool pending = t.prev_pos[j] < si && (ej.agent_event > 0 || t.created_by[j] < si);
+  if (pending) {
+    if (t.was_enabled(i, ej.agent)) return true;
+    // Not enabled when i ran: it may run before i if a step of its past
+    // could release it there; if it then does not, the schedule is given up.
+    return could_release(t.events, i, std::min(j, t.real), ej,
+                         [&](std::size_t k) { return t.happens_before(i, k); });
+  }
+  const Footprint& fp = j < t.real ? t.declared[j] : ej.footprint;
+  for (const auto& a : fp)
+    if (a.token < 0 && !token_available(t, a, i)) return false;
+  return true;
+}
+
+}  // namespace heddle::dpor

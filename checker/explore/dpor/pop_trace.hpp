@@ -1,0 +1,102 @@
+// A finished execution as POP keeps it on its exploration stack, and the
+// analysis that finds its reversible races.
+//
+// The race rules are those OptimalDpor applies to our event model (JACM
+// 2017, Sec. 3 races, adapted in checker/explore/dpor/optimal.cpp): a failed CAS
+// is a read, blocking operations (mutex and semaphore takes, barrier and
+// await waits) race only where they could have run, operations still
+// pending at the end (a deadlock, a bug stop) race like a last event, and
+// races must be immediate except for an operation that may block. They are
+// restated here over a self-contained trace record, so that POP can keep
+// several finished executions at once (one per stack frame) while the
+// wakeup-tree component stays untouched.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "checker/explore/dpor/event.hpp"
+#include "checker/explore/dpor/object_index.hpp"
+
+namespace heddle::dpor {
+
+/// A reversible race: the events at positions i < j of one finished trace.
+struct Race {
+  std::uint32_t i = 0;
+  std::uint32_t j = 0;
+};
+
+/// One finished execution: its events as they ran, then the operations
+/// still pending at its end, with the happens-before clocks of all of them.
+struct FinishedTrace {
+  std::vector<EventInfo> events;         // [0, real) as they ran, then the pending ones
+  std::vector<Footprint> declared;       // [0, real): footprints before refinement
+  std::vector<std::int32_t> created_by;  // a first event's creating position, else -1
+  std::vector<AgentId> enabled;          // enabled sets of [0, real), flattened
+  std::vector<std::uint32_t> enabled_at; // position k's set: [enabled_at[k], enabled_at[k + 1])
+  std::size_t real = 0;                  // events that ran
+  std::vector<std::uint32_t> clocks;     // clocks[k * stride + a]: a's events hb-before-or-at k
+  std::size_t stride = 0;
+  std::vector<std::int32_t> prev_pos;    // the same agent's previous position, or -1
+
+  /// Empties the record, keeping its storage.
+  void clear();
+  /// True when the event at position i happens before (or is) position k.
+  bool happens_before(std::size_t i, std::size_t k) const {
+    const EventInfo& e = events[i];
+    return clocks[k * stride + index(e.agent)] > e.agent_event;
+  }
+  /// True when `a` was enabled before position `k` ran (k < real).
+  bool was_enabled(std::size_t k, AgentId a) const;
+  /// Bytes held (sizes, not capacities; for the memory statistics).
+  std::size_t bytes() const;
+  /// The positions of the events race r's schedule runs before j (CAV'24,
+  /// Sec. 4): those after i that j needs. `preds` is scratch storage.
+  void schedule_events(const Race& r, std::vector<std::size_t>& preds,
+                       std::vector<std::size_t>& out) const;
+};
+
+/// How a sleep sequence (the unmatched events of an explored schedule u)
+/// fares when an execution runs one more event.
+enum class Step { kept, dropped, completed };
+
+/// Advances `rest` over the executed event x (CAV'24, Sec. 6, adapted): the
+/// execution keeps u as a happens-before prefix, so that u's branch covers
+/// it, while every event outside u is independent of what u still needs and
+/// u's own events run without reversing one of u's dependencies.
+Step step(std::vector<EventInfo>& rest, const EventInfo& x);
+/// True when running x would complete sleep sequence `rest`.
+bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept;
+/// True when running the events `v` in order completes `seq`.
+bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const EventInfo*>& v);
+
+/// Computes clocks and reversible races of finished traces. Holds only
+/// scratch storage, reused between traces.
+class RaceFinder {
+ public:
+  /// Fills `t.clocks` and `t.prev_pos` (program order, creation, conflicts).
+  /// Positions below `same` ran as in `parent` (when given): their clocks
+  /// are copied from it.
+  void compute_clocks(FinishedTrace& t, const FinishedTrace* parent = nullptr,
+                      std::size_t same = 0);
+  /// Appends to `out` the reversible races (i, j) with j in [from, to) or,
+  /// when `pending`, j a pending operation. compute_clocks(t) ran just before.
+  void find_races(const FinishedTrace& t, std::size_t from, std::size_t to, bool pending,
+                  std::vector<Race>& out);
+
+ private:
+  void index_objects(const FinishedTrace& t);
+  /// Fills cand_ with the positions below `limit` that touch an object of `fp`, ascending.
+  void candidates(const Footprint& fp, std::size_t limit);
+  void races_of(const FinishedTrace& t, std::size_t j, std::vector<Race>& out);
+  /// True when i happens before a later event of cand_ that conflicts with j.
+  bool reaches_through(const FinishedTrace& t, std::size_t i, std::size_t j) const;
+  /// True when j (a conditional operation) could run right before i.
+  bool reversible(const FinishedTrace& t, std::size_t i, std::size_t j) const;
+  /// True when a unit of `take`'s resource was left just before position i.
+  bool token_available(const FinishedTrace& t, const Access& take, std::size_t i) const;
+
+  ObjectIndex objects_;  // positions per object of the trace analysed
+  std::vector<std::uint32_t> cand_;
+};
+
+}  // namespace heddle::dpor

@@ -1,0 +1,219 @@
+#include "checker/explore/follow.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "checker/engine/errors.hpp"
+#include "checker/explore/explorer.hpp"
+#include "checker/explore/minimize.hpp"
+
+namespace heddle {
+namespace {
+
+// Thrown from pick() to end an execution once the step list is used up.
+// Not a std::exception, so nothing between pick() and follow() catches it.
+struct StopFollowing {};
+// Thrown from pick() when the execution does not offer the listed step.
+struct FollowDiverged {};
+
+// Follows a step list by agent name and operation. A divergence inside a
+// fiber (a data choice) cannot throw through the model's code, so it is
+// recorded and checked afterwards.
+class Follower final : public Strategy {
+ public:
+  explicit Follower(const std::vector<ScheduleStep>& steps) : steps_(steps) {}
+  std::string name() const override { return "replay"; }
+  bool begin_execution() override { return true; }
+  bool exhaustive() const override { return false; }
+  void end_execution(const Execution&) override {}
+
+  AgentId pick(const Choice& c) override {
+    const auto& agents = c.execution.agents();
+    if (pos_ == steps_.size()) {
+      for (AgentId id : c.enabled) {
+        const Agent& a = *agents[index(id)];
+        const PendingOp& op = a.pending();
+        enabled_.push_back(a.name);
+        pending_.push_back(ScheduleStep{a.name, c.execution.describe(op.name, op.object,
+                                                                     op.has_object),
+                                        where(op.loc)});
+        footprints_.push_back(op.footprint);
+      }
+      throw StopFollowing{};
+    }
+    const ScheduleStep& want = steps_[pos_];
+    if (want.is_choice()) throw FollowDiverged{};
+    auto it = std::find_if(c.enabled.begin(), c.enabled.end(),
+                           [&](AgentId id) { return agents[index(id)]->name == want.agent; });
+    if (it == c.enabled.end()) throw FollowDiverged{};
+    const PendingOp& op = agents[index(*it)]->pending();
+    if (c.execution.describe(op.name, op.object, op.has_object) != want.op) throw FollowDiverged{};
+    // A preemption: a thread is picked while the last thread that ran is
+    // still enabled. Async steps (a phase completing) are transparent.
+    if (agents[index(*it)]->kind == Agent::Kind::thread) {
+      if (last_ && *last_ != *it &&
+          std::find(c.enabled.begin(), c.enabled.end(), *last_) != c.enabled.end())
+        ++preemptions_;
+      last_ = *it;
+    }
+    ++pos_;
+    return *it;
+  }
+
+  std::uint32_t choose(std::uint32_t n, const Execution&) override {
+    if (pos_ < steps_.size() && steps_[pos_].is_choice() && steps_[pos_].range == n &&
+        steps_[pos_].value < n)
+      return steps_[pos_++].value;
+    diverged_ = true;
+    return 0;
+  }
+
+  bool diverged() const { return diverged_; }
+  std::size_t pos() const { return pos_; }
+  std::uint32_t preemptions() const { return preemptions_; }
+  std::vector<std::string>& enabled() { return enabled_; }
+  std::vector<ScheduleStep>& pending() { return pending_; }
+  std::vector<Footprint>& footprints() { return footprints_; }
+
+ private:
+  const std::vector<ScheduleStep>& steps_;
+  std::size_t pos_ = 0;
+  std::optional<AgentId> last_;  // the last thread that ran
+  std::uint32_t preemptions_ = 0;
+  std::vector<std::string> enabled_;
+  std::vector<ScheduleStep> pending_;
+  std::vector<Footprint> footprints_;
+  bool diverged_ = false;
+};
+
+}  // namespace
+
+Followed follow(const Kernel& kernel, const Params& params,
+                const std::vector<ScheduleStep>& steps, StackPool& pool,
+                const ExecutionLimits& limits) {
+  Followed out;
+  Follower f(steps);
+  Execution ex(limits, pool);
+  try {
+    run_execution(kernel, params, f, ex);
+  } catch (const StopFollowing&) {
+    out.stopped = true;
+  } catch (const FollowDiverged&) {
+    return out;
+  } catch (const UsageError&) {
+    return out;
+  }
+  out.ok = !f.diverged() && (out.stopped || f.pos() == steps.size());
+  out.enabled = std::move(f.enabled());
+  out.pending = std::move(f.pending());
+  out.footprints = std::move(f.footprints());
+  out.preemptions = f.preemptions();
+  out.bug = ex.bug();
+  return out;
+}
+
+namespace {
+// Scheduling step `n` (0-based) sits at this index of `steps`; steps.size() past the end.
+std::size_t index_of_step(const std::vector<ScheduleStep>& steps, std::size_t n) {
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (!steps[i].is_choice() && n-- == 0) return i;
+  return steps.size();
+}
+
+// The run-on steps of `agent` after `prefix`, or nothing when it cannot
+// finish or block without touching what `later` touches.
+std::vector<ScheduleStep> run_on(const Kernel& kernel, const Params& params,
+                                 std::vector<ScheduleStep> prefix, const std::string& agent,
+                                 const std::vector<Footprint>& later, StackPool& pool,
+                                 const ExecutionLimits& limits) {
+  constexpr int kMaxRunOn = 64;
+  std::vector<ScheduleStep> added;
+  for (int i = 0; i < kMaxRunOn; ++i) {
+    Followed f = follow(kernel, params, prefix, pool, limits);
+    if (!f.ok || f.bug) return {};
+    auto it = std::find(f.enabled.begin(), f.enabled.end(), agent);
+    if (it == f.enabled.end()) return added;  // finished or blocked: no preemption now
+    auto k = static_cast<std::size_t>(it - f.enabled.begin());
+    for (const auto& fp : later)
+      if (conflicts(fp, f.footprints[k])) return {};
+    prefix.push_back(f.pending[k]);
+    added.push_back(f.pending[k]);
+  }
+  return {};
+}
+}  // namespace
+
+std::vector<ScheduleStep> finish_threads(const Kernel& kernel, const Params& params,
+                                         std::vector<ScheduleStep> steps,
+                                         std::vector<Footprint> footprints,
+                                         const std::vector<std::string>& threads,
+                                         StackPool& pool, const ExecutionLimits& limits) {
+  auto is_thread = [&](const std::string& name) {
+    return std::find(threads.begin(), threads.end(), name) != threads.end();
+  };
+  std::string last;  // the last thread that ran before step p (async steps are transparent)
+  for (std::size_t p = 1; p < footprints.size(); ++p) {
+    std::size_t at = index_of_step(steps, p), before = index_of_step(steps, p - 1);
+    if (is_thread(steps[before].agent)) last = steps[before].agent;
+    if (last.empty() || last == steps[at].agent || !is_thread(steps[at].agent)) continue;
+    bool again = false;
+    for (std::size_t i = at; i < steps.size(); ++i) again |= steps[i].agent == last;
+    if (again) continue;  // its later steps are the search's business
+    std::vector<ScheduleStep> prefix(steps.begin(), steps.begin() + static_cast<long>(at));
+    std::vector<Footprint> later(footprints.begin() + static_cast<long>(p), footprints.end());
+    auto added = run_on(kernel, params, prefix, last, later, pool, limits);
+    if (added.empty()) continue;
+    steps.insert(steps.begin() + static_cast<long>(at), added.begin(), added.end());
+    footprints.insert(footprints.begin() + static_cast<long>(p), added.size(), Footprint{});
+    p += added.size();
+  }
+  return steps;
+}
+
+std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& params,
+                                        const std::vector<ScheduleStep>& steps,
+                                        StackPool& pool, const ExecutionLimits& limits) {
+  Schedule s;
+  s.kernel = kernel.name;
+  s.params = params.values();
+  s.strategy = "replay";
+  s.max_steps = limits.max_steps;
+  s.step_timeout = limits.step_timeout;
+  s.steps = steps;
+  auto replay = make_strategy(replay_config(s));
+  try {
+    if (!replay->begin_execution()) return std::nullopt;
+    Execution ex(limits, pool);
+    run_execution(kernel, params, *replay, ex);
+    replay->end_execution(ex);
+    return ex.bug();
+  } catch (const UsageError&) {
+    return std::nullopt;  // diverged: the schedule does not replay
+  }
+}
+
+std::uint32_t count_preemptions(const Kernel& kernel, const Params& params,
+                                const std::vector<ScheduleStep>& steps) {
+  FaultHandlers handlers;
+  StackPool pool(256 * 1024);
+  Followed f = follow(kernel, params, steps, pool, ExecutionLimits{});
+  if (!f.ok || f.stopped)
+    throw UsageError("count_preemptions: the schedule does not replay to its end");
+  return f.preemptions;
+}
+
+bool same_bug(const BugReport& a, const BugReport& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind != Verdict::race) return a.title == b.title;
+  auto sites = [](const BugReport& r) {
+    std::multiset<std::tuple<std::string, std::string, std::string, std::string, std::uint32_t,
+                             bool>>
+        s;
+    for (const auto& x : r.accesses) s.insert({x.agent, x.op, x.at, x.region, x.first, x.write});
+    return s;
+  };
+  return sites(a) == sites(b);
+}
+
+}  // namespace heddle

@@ -1,0 +1,46 @@
+// Follows a list of schedule steps and reports what it saw: the enabled
+// agents after the last step, the preemptions, the bug. Used by minimization.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker/engine/execution.hpp"
+#include "checker/registry.hpp"
+#include "checker/engine/schedule.hpp"
+
+namespace heddle {
+
+/// What following a step list showed.
+struct Followed {
+  bool ok = false;                     // every step replayed as written
+  bool stopped = false;                // the steps ended before the execution did
+  std::vector<std::string> enabled;    // when stopped: agents enabled at the next pick
+  std::vector<ScheduleStep> pending;   // when stopped: their pending operations, as steps
+  std::vector<Footprint> footprints;   // ... and those operations' footprints
+  std::uint32_t preemptions = 0;       // thread switches away from a still-enabled thread
+  std::optional<BugReport> bug;        // the bug the execution ended with, if any
+};
+
+/// Runs `steps` of `kernel`; stops at the first pick after the last step.
+Followed follow(const Kernel& kernel, const Params& params,
+                const std::vector<ScheduleStep>& steps, StackPool& pool,
+                const ExecutionLimits& limits);
+
+/// Lets threads that are preempted after their last step run on alone until
+/// they finish or block, where none of their further operations conflicts
+/// with a later step (the rest then runs as before). `footprints` holds the
+/// footprint of each scheduling step of `steps`. Returns the new steps.
+std::vector<ScheduleStep> finish_threads(const Kernel& kernel, const Params& params,
+                                         std::vector<ScheduleStep> steps,
+                                         std::vector<Footprint> footprints,
+                                         const std::vector<std::string>& threads,
+                                         StackPool& pool, const ExecutionLimits& limits);
+
+/// Replays `steps` with the replay strategy (as `heddle replay` does); the
+/// bug it shows, or nullopt when the schedule diverges or shows no bug.
+std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& params,
+                                        const std::vector<ScheduleStep>& steps,
+                                        StackPool& pool, const ExecutionLimits& limits);
+
+}  // namespace heddle

@@ -1,0 +1,71 @@
+// dpor, the default strategy: optimal DPOR in polynomial space (Abdulla et
+// al., CAV 2024, POP). One execution per Mazurkiewicz trace, like `optimal`
+// (wakeup trees, JACM 2017 Alg. 2), but each race is reversed eagerly
+// instead of stored in a wakeup tree, so its state grows with the execution
+// length, not with the number of executions; the algorithm itself lives in
+// checker/explore/dpor/pop.hpp. Data choices run one POP exploration per assignment
+// of values (checker/explore/dpor/data_choices.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "checker/explore/dpor/data_choices.hpp"
+#include "checker/explore/dpor/pop.hpp"
+#include "checker/engine/execution.hpp"
+#include "checker/explore/explorer.hpp"
+
+namespace heddle {
+namespace {
+
+class Pop final : public Strategy {
+ public:
+  std::string name() const override { return "dpor"; }
+  bool begin_execution() override {
+    choices_.begin_execution();
+    while (!core_->begin()) {  // every trace of this assignment explored
+      if (!choices_.advance()) return false;
+      retire_core();
+    }
+    return true;
+  }
+  AgentId pick(const Choice& c) override { return core_->next(c); }
+  std::uint32_t choose(std::uint32_t n, const Execution& ex) override {
+    const Agent* self = ex.self();
+    return choices_.value(self ? index(core_->canonical(ex, self->id)) : dpor::DataChoices::kSetup,
+                          n);
+  }
+  void end_execution(const Execution& ex) override { core_->end(ex); }
+  bool exhaustive() const override { return core_->done(); }
+  StrategyStats stats() const override {
+    return {sleep_blocked_ + core_->stats().sleep_blocked,
+            std::max(peak_bytes_, core_->stats().peak_state_bytes)};
+  }
+  std::vector<std::string> notes() const override {
+    if (!choices_.any()) return {};
+    return {fmt::format("dpor: data choices explored by value: {} assignments, each explored "
+                        "exhaustively",
+                        choices_.assignments())};
+  }
+
+ private:
+  // Keeps the finished exploration's statistics and starts a fresh one.
+  void retire_core() {
+    sleep_blocked_ += core_->stats().sleep_blocked;
+    peak_bytes_ = std::max(peak_bytes_, core_->stats().peak_state_bytes);
+    core_ = std::make_unique<dpor::PopDpor>();
+  }
+
+  std::unique_ptr<dpor::PopDpor> core_ = std::make_unique<dpor::PopDpor>();
+  dpor::DataChoices choices_;
+  std::uint64_t sleep_blocked_ = 0;
+  std::uint64_t peak_bytes_ = 0;
+};
+
+const bool registered = [] {
+  register_strategy("dpor", [](const RunConfig&) { return std::make_unique<Pop>(); });
+  return true;
+}();
+
+}  // namespace
+}  // namespace heddle

@@ -1,4 +1,0 @@
-// The provided main: link it with your kernel models to get the heddle CLI.
-#include "checker/cli.hpp"
-
-int main(int argc, char** argv) { return heddle::main(argc, argv); }

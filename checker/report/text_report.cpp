@@ -1,0 +1,123 @@
+#include "checker/report/text_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace heddle {
+namespace {
+std::string coverage(const RunResult& r) {
+  if (r.bug) return "stopped at the first bug";
+  if (r.exhaustive) return "exhaustive";
+  if (r.stopped_by == "max-executions") return "not exhaustive: max-executions budget reached";
+  if (r.stopped_by == "time-limit") return "not exhaustive: time limit reached";
+  if (r.stopped_by == "preemption-bound") return "not exhaustive: preemption bound reached";
+  return "not exhaustive";
+}
+
+std::string counterexample_line(const Counterexample& c) {
+  auto size = [](std::uint32_t steps, std::uint32_t pre) {
+    return fmt::format("{} step{}, {} preemption{}", steps, steps == 1 ? "" : "s", pre,
+                       pre == 1 ? "" : "s");
+  };
+  std::string out = "counterexample: " + size(c.steps, c.preemptions);
+  if (c.minimized)
+    return out + fmt::format(" (minimized from {})", size(c.original_steps,
+                                                          c.original_preemptions));
+  return out + fmt::format(" (not minimized: {})", c.note);
+}
+
+std::string verdict_words(const RunResult& r) {
+  if (r.bug) return verdict_name(r.verdict);
+  return r.exhaustive ? "verified, no bug in any execution" : "no bug found";
+}
+}  // namespace
+
+std::string summary_line(const RunResult& r) {
+  return fmt::format("summary: {}; {} execution{} explored; {}; {:.3f} s", verdict_words(r),
+                     r.stats.executions, r.stats.executions == 1 ? "" : "s", coverage(r),
+                     r.stats.seconds);
+}
+
+std::string format_schedule(const Schedule& s, const BugReport* bug) {
+  std::size_t agent_w = 5, op_w = 9;
+  for (const auto& st : s.steps) {
+    agent_w = std::max(agent_w, st.agent.size());
+    op_w = std::max(op_w, st.op.size());
+  }
+  std::string out = fmt::format("schedule ({} steps):\n", s.steps.size());
+  out += fmt::format("  {:>4}  {:<{}}  {:<{}}  {}\n", "step", "agent", agent_w, "operation", op_w,
+                     "at");
+  std::uint32_t n = 0;
+  for (const auto& st : s.steps) {
+    if (st.is_choice()) {
+      out += fmt::format("  {:>4}  {:<{}}  choose {} of {}\n", "", "", agent_w, st.value, st.range);
+      continue;
+    }
+    ++n;
+    std::string mark;
+    if (bug)
+      for (std::size_t i = 0; i < bug->accesses.size(); ++i)
+        if (bug->accesses[i].step == n) mark += fmt::format("  <- then access {}", i + 1);
+    out += fmt::format("  {:>4}  {:<{}}  {:<{}}  {}{}\n", n, st.agent, agent_w, st.op, op_w, st.at,
+                       mark);
+  }
+  return out;
+}
+
+std::string format_run(const Kernel& kernel, const Params& params, const RunConfig& config,
+                       const RunResult& r, const std::string& schedule_file) {
+  std::string out = fmt::format("heddle: kernel {} (strategy {})\n", kernel.name, config.strategy);
+  if (!params.values().empty()) {
+    std::vector<std::string> kv;
+    for (auto& [k, v] : params.values()) kv.push_back(k + "=" + v);
+    out += fmt::format("params: {}\n", fmt::join(kv, " "));
+  }
+  if (r.seed) out += fmt::format("seed: {}\n", *r.seed);
+  for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
+  if (r.bug) {
+    out += "\n" + format_report(*r.bug);
+    out += "\n" + format_schedule(*r.schedule, &*r.bug);
+    if (r.counterexample) out += counterexample_line(*r.counterexample) + "\n";
+    if (!schedule_file.empty())
+      out += fmt::format("replay with: heddle replay {}\n", schedule_file);
+  }
+  out += fmt::format("\nexecutions: {} (with a bug: {}, deadlocked: {}, sleep-set blocked: {}); "
+                     "max depth: {} steps\n",
+                     r.stats.executions, r.stats.buggy, r.stats.deadlocked, r.stats.sleep_blocked,
+                     r.stats.max_depth);
+  if (r.stats.abandoned > 0)
+    out += fmt::format("abandoned schedules (a moved wait turned out blocked; not executions): {}\n",
+                       r.stats.abandoned);
+  out += summary_line(r) + "\n";
+  return out;
+}
+
+nlohmann::json summary_json(const Kernel& kernel, const Params& params, const RunConfig& config,
+                            const RunResult& r) {
+  nlohmann::json j;
+  j["kernel"] = kernel.name;
+  j["params"] = params.values();
+  j["strategy"] = config.strategy;
+  j["verdict"] = r.bug ? verdict_name(r.verdict) : (r.exhaustive ? "verified" : "no_bug_found");
+  j["executions"] = r.stats.executions;
+  j["exhaustive"] = r.exhaustive;
+  j["stopped_by"] = r.stopped_by;
+  j["stats"] = {{"buggy", r.stats.buggy}, {"deadlocked", r.stats.deadlocked},
+                {"sleep_blocked", r.stats.sleep_blocked}, {"abandoned", r.stats.abandoned},
+                {"max_depth", r.stats.max_depth},
+                {"seconds", r.stats.seconds}};
+  j["notes"] = r.notes;
+  j["report"] = r.bug ? report_to_json(*r.bug) : nlohmann::json();
+  if (r.seed) j["seed"] = *r.seed;
+  if (r.counterexample) {
+    const Counterexample& c = *r.counterexample;
+    j["counterexample"] = {{"steps", c.steps}, {"preemptions", c.preemptions},
+                           {"original_steps", c.original_steps},
+                           {"original_preemptions", c.original_preemptions},
+                           {"minimized", c.minimized}, {"note", c.note}};
+  }
+  return j;
+}
+
+}  // namespace heddle

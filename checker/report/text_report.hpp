@@ -1,0 +1,22 @@
+// The human-readable and JSON summaries of a run.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "checker/explore/explorer.hpp"
+
+namespace heddle {
+
+/// The full text report of a run: bug, numbered schedule, and summary line.
+/// Deterministic except for the time in the summary line.
+std::string format_run(const Kernel& kernel, const Params& params, const RunConfig& config,
+                       const RunResult& result, const std::string& schedule_file);
+/// The one-line summary (verdict; executions; exhaustive or budget; time).
+std::string summary_line(const RunResult& result);
+/// The numbered schedule of a bug, marking the steps of the racing accesses.
+std::string format_schedule(const Schedule& s, const BugReport* bug);
+/// The machine-readable summary (--summary-json).
+nlohmann::json summary_json(const Kernel& kernel, const Params& params, const RunConfig& config,
+                            const RunResult& result);
+
+}  // namespace heddle

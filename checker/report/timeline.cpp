@@ -1,0 +1,225 @@
+#include "checker/report/timeline.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+#include <stdexcept>
+
+#include "checker/engine/execution.hpp"
+#include "checker/engine/strategy.hpp"
+
+namespace heddle {
+
+/// Forwards every call to the wrapped strategy and records, at each pick,
+/// the clock the previous step left its agent with and the picked agent's
+/// own clock entry: the data from which happens-before is read back.
+class TimelineStrategy final : public Strategy {
+ public:
+  TimelineStrategy(std::unique_ptr<Strategy> inner, TimelineCapture& capture)
+      : inner_(std::move(inner)), capture_(capture) {}
+
+  std::string name() const override { return inner_->name(); }
+  bool begin_execution() override {
+    clocks_ = {};
+    last_.reset();
+    return inner_->begin_execution();
+  }
+  AgentId pick(const Choice& c) override {
+    close_step(c.execution);
+    AgentId id = inner_->pick(c);
+    if (id == kAbandon) return id;
+    const Agent& a = *c.execution.agents()[index(id)];
+    clocks_.start.push_back(a.clock[id]);
+    if (a.events == 0) clocks_.first.emplace(index(id), a.clock);
+    last_ = id;
+    return id;
+  }
+  std::uint32_t choose(std::uint32_t n, const Execution& ex) override { return inner_->choose(n, ex); }
+  void end_execution(const Execution& ex) override {
+    close_step(ex);
+    capture_.timeline_ = build_timeline(ex, clocks_, capture_.kernel_, capture_.params_);
+    inner_->end_execution(ex);
+  }
+  bool exhaustive() const override { return inner_->exhaustive(); }
+  StrategyStats stats() const override { return inner_->stats(); }
+
+ private:
+  void close_step(const Execution& ex) {
+    if (last_) clocks_.after.push_back(ex.agents()[index(*last_)]->clock);
+    last_.reset();
+  }
+
+  std::unique_ptr<Strategy> inner_;
+  TimelineCapture& capture_;
+  TimelineCapture::Clocks clocks_;
+  std::optional<AgentId> last_;
+};
+
+TimelineCapture::TimelineCapture(std::string kernel, std::map<std::string, std::string> params)
+    : kernel_(std::move(kernel)), params_(std::move(params)) {}
+TimelineCapture::~TimelineCapture() = default;
+
+StrategyDecorator TimelineCapture::decorator() {
+  return [this](std::unique_ptr<Strategy> inner) -> std::unique_ptr<Strategy> {
+    return std::make_unique<TimelineStrategy>(std::move(inner), *this);
+  };
+}
+
+namespace {
+/// Reads happens-before back from the captured clocks. Event f (agent Y)
+/// happens before a point whose clock is C iff start(f) <= C[Y]: an agent's
+/// own entry advances only when it passes its clock on (release, spawn,
+/// issue, fence), so the events up to and including the passing one are
+/// exactly those with start <= the passed value (Mattern, "Virtual time and
+/// global states of distributed systems", 1989, section 4).
+class CausalPast {
+ public:
+  CausalPast(const Execution& ex, const TimelineCapture::Clocks& c, Timeline& t)
+      : ex_(ex), c_(c), t_(t), lanes_(ex.agents().size()) {
+    for (const auto& s : t.steps) lanes_[s.agent].push_back(s.step);
+    if (c.start.size() != t.steps.size() || c.after.size() != t.steps.size())
+      throw std::logic_error("[heddle bug] timeline capture missed steps");
+  }
+
+  /// Adds the reduced edges into the step `target` or standalone access `access`, then
+  /// walks the causal past backwards, adding the edges into every step in it.
+  void walk_from(std::uint32_t target, int access) {
+    std::deque<std::uint32_t> todo;
+    auto visit = [&](std::uint32_t step, int acc) {
+      for (std::uint32_t f : direct_predecessors(step, acc, todo)) {
+        bool creation = false;
+        if (step) {  // an agent's first step is created by the spawn or issue before it
+          std::size_t agent = t_.steps[step - 1].agent;
+          creation = lanes_[agent].front() == step &&
+                     ex_.agents()[agent]->created_by + 1 == static_cast<int>(f);
+        }
+        add_edge(TimelineEdge{f, step, step ? -1 : acc, creation});
+      }
+    };
+    if (target) mark(target, todo);
+    visit(target, access);
+    while (!todo.empty()) {
+      std::uint32_t step = todo.front();
+      todo.pop_front();
+      visit(step, -1);
+    }
+  }
+
+ private:
+  const VectorClock& clock_of(std::uint32_t step, int access) const {
+    if (step) return c_.after[step - 1];
+    const TimelineAccess& a = t_.accesses[access];
+    auto it = c_.first.find(a.agent);
+    return it != c_.first.end() ? it->second : ex_.agents()[a.agent]->clock;
+  }
+
+  bool happens_before(std::uint32_t f, std::uint32_t g) const {
+    std::size_t y = t_.steps[f - 1].agent;
+    if (y == t_.steps[g - 1].agent) return f < g;
+    return c_.start[f - 1] <= c_.after[g - 1][AgentId{static_cast<std::uint32_t>(y)}];
+  }
+
+  /// The maximal elements among the latest predecessor of each other lane
+  /// and the lane predecessor: the edges of the Hasse diagram into the point.
+  std::vector<std::uint32_t> direct_predecessors(std::uint32_t step, int access,
+                                                 std::deque<std::uint32_t>& todo) {
+    const VectorClock& clock = clock_of(step, access);
+    std::size_t self = step ? t_.steps[step - 1].agent : t_.accesses[access].agent;
+    std::uint32_t bound = step ? step : t_.accesses[access].column + 1;  // steps before it
+    std::vector<std::uint32_t> frontier;
+    std::uint32_t lane_prev = 0;
+    for (std::size_t y = 0; y < lanes_.size(); ++y) {
+      std::uint32_t latest = 0;
+      for (std::uint32_t f : lanes_[y]) {
+        if (f >= bound) break;
+        if (y == self) latest = f;
+        else if (c_.start[f - 1] <= clock[AgentId{static_cast<std::uint32_t>(y)}]) latest = f;
+      }
+      if (!latest) continue;
+      if (y == self) lane_prev = latest;
+      else frontier.push_back(latest);
+    }
+    std::vector<std::uint32_t> candidates = frontier;
+    if (lane_prev) candidates.push_back(lane_prev);
+    std::vector<std::uint32_t> direct;
+    for (std::uint32_t f : frontier) {
+      bool covered = std::any_of(candidates.begin(), candidates.end(),
+                                 [&](std::uint32_t g) { return g != f && happens_before(f, g); });
+      if (!covered) direct.push_back(f);
+    }
+    for (std::uint32_t f : candidates) mark(f, todo);
+    return direct;
+  }
+
+  void mark(std::uint32_t step, std::deque<std::uint32_t>& todo) {
+    if (t_.steps[step - 1].in_past) return;
+    t_.steps[step - 1].in_past = true;
+    todo.push_back(step);
+  }
+
+  void add_edge(const TimelineEdge& e) {
+    for (const auto& x : t_.edges)
+      if (x.from == e.from && x.to == e.to && x.access == e.access) return;
+    t_.edges.push_back(e);
+  }
+
+  const Execution& ex_;
+  const TimelineCapture::Clocks& c_;
+  Timeline& t_;
+  std::vector<std::vector<std::uint32_t>> lanes_;  // steps of each agent, in order
+};
+
+std::size_t agent_index(const Execution& ex, const std::string& name) {
+  for (std::size_t i = 0; i < ex.agents().size(); ++i)
+    if (ex.agents()[i]->name == name) return i;
+  throw std::logic_error("[heddle bug] a racing access names an unknown agent " + name);
+}
+}  // namespace
+
+Timeline build_timeline(const Execution& ex, const TimelineCapture::Clocks& clocks,
+                        const std::string& kernel, const std::map<std::string, std::string>& params) {
+  Timeline t;
+  t.kernel = kernel;
+  t.params = params;
+  for (std::size_t i = 0; i < ex.trace().size(); ++i) {
+    const Event& e = ex.trace()[i];
+    t.steps.push_back(TimelineStep{static_cast<std::uint32_t>(i + 1), index(e.agent),
+                                   ex.describe(e.op, e.object, e.has_object), where(e.loc)});
+  }
+  for (const auto& a : ex.agents()) {
+    TimelineAgent ta;
+    ta.name = a->name;
+    if (a->kind == Agent::Kind::async) {
+      const auto& as = static_cast<const AsyncAgent&>(*a);
+      ta.async = true;
+      ta.issuer = index(as.issuer) < ex.agents().size() ? ex.agents()[index(as.issuer)]->name : "host";
+      ta.issued_at = static_cast<std::uint32_t>(a->created_by + 1);
+      if (a->finished)
+        for (const auto& s : t.steps)
+          if (s.agent == index(a->id)) ta.completed_at = s.step;
+    }
+    t.agents.push_back(std::move(ta));
+  }
+  const auto& bug = ex.bug();
+  t.verdict = bug ? verdict_name(bug->kind) : "ok";
+  if (!bug) return t;
+  t.title = bug->title;
+  CausalPast past(ex, clocks, t);
+  for (const auto& info : bug->accesses) {
+    TimelineAccess a{agent_index(ex, info.agent), info.step, false, info};
+    a.own_step = info.step >= 1 && info.step <= t.steps.size() &&
+                 t.steps[info.step - 1].agent == a.agent;
+    t.accesses.push_back(std::move(a));
+  }
+  for (std::size_t k = 0; k < t.accesses.size(); ++k) {
+    const auto& a = t.accesses[k];
+    past.walk_from(a.own_step ? a.column : 0, static_cast<int>(k));
+  }
+  if (t.accesses.empty() && bug->step >= 1 && bug->step <= t.steps.size()) {
+    t.bug_step = bug->step;
+    past.walk_from(bug->step, -1);
+  }
+  return t;
+}
+
+}  // namespace heddle
