@@ -3,72 +3,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <algorithm>
-#include <map>
+#include <chrono>
 
 #include "checker/engine/errors.hpp"
 
 namespace heddle {
-namespace {
-std::map<std::string, StrategyFactory>& factories() {
-  static std::map<std::string, StrategyFactory> f;
-  return f;
-}
-
-}  // namespace
-
-Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy, Execution& ex) {
-  ex.set_strategy(&strategy);
-  try {
-    kernel.setup(params);
-  } catch (const ModelError& e) {
-    ex.fail(Verdict::model_error, fmt::format("kernel setup failed: {}", e.what()),
-            {fmt::format("at {}", where(e.where))});
-    return Ending::bug;
-  } catch (const UsageError&) {
-    throw;
-  } catch (const std::exception& e) {
-    ex.fail(Verdict::model_error, fmt::format("kernel setup threw: {}", e.what()));
-    return Ending::bug;
-  }
-  try {
-    return ex.run(strategy);
-  } catch (const ModelError& e) {
-    ex.fail(Verdict::model_error, e.what(), {fmt::format("at {}", where(e.where))});
-    return Ending::bug;
-  }
-}
-
-void register_strategy(const std::string& name, StrategyFactory f) {
-  factories()[name] = std::move(f);
-}
-
-std::vector<std::string> strategy_names() {
-  std::vector<std::string> names;
-  for (auto& [n, f] : factories()) names.push_back(n);
-  return names;
-}
-
-std::unique_ptr<Strategy> make_strategy(const RunConfig& c) {
-  auto it = factories().find(c.strategy);
-  if (it == factories().end()) {
-    auto near = closest(c.strategy, strategy_names());
-    throw UsageError(fmt::format("unknown strategy {}; available: {}", c.strategy,
-                                 fmt::join(strategy_names(), ", ")));
-  }
-  return it->second(c);
-}
-
-RunConfig replay_config(const Schedule& s, RunConfig base) {
-  base.strategy = "replay";
-  base.seed = s.seed;
-  if (s.max_steps) base.max_steps = s.max_steps;
-  if (s.step_timeout > 0) base.step_timeout = s.step_timeout;
-  base.replay = s;
-  return base;
-}
-
 namespace {
 // The budget that ends the run now, or "" while none is spent.
 std::string budget_spent(const RunConfig& config, std::uint64_t executions, double elapsed) {

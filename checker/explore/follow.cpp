@@ -5,8 +5,7 @@
 #include <tuple>
 
 #include "checker/engine/errors.hpp"
-#include "checker/explore/explorer.hpp"
-#include "checker/explore/minimize.hpp"
+#include "checker/explore/run.hpp"
 
 namespace heddle {
 namespace {

@@ -43,4 +43,14 @@ std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& para
                                         const std::vector<ScheduleStep>& steps,
                                         StackPool& pool, const ExecutionLimits& limits);
 
+/// Replays `steps` of `kernel` and counts its preemptions (switches away from
+/// a thread that is still enabled; async agents never count). Throws
+/// UsageError when the schedule does not replay.
+std::uint32_t count_preemptions(const Kernel& kernel, const Params& params,
+                                const std::vector<ScheduleStep>& steps);
+
+/// True when two reports describe the same bug: same verdict and, for races,
+/// the same two access sites (in either order); otherwise the same title.
+bool same_bug(const BugReport& a, const BugReport& b);
+
 }  // namespace heddle

@@ -9,6 +9,7 @@
 #include "checker/engine/execution.hpp"
 #include "checker/registry.hpp"
 #include "checker/engine/schedule.hpp"
+#include "checker/explore/follow.hpp"
 
 namespace heddle {
 
@@ -53,15 +54,5 @@ struct Minimized {
 Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
                                   const BugTrace& trace, const Schedule& original,
                                   StackPool& pool, const ExecutionLimits& limits);
-
-/// Replays `steps` of `kernel` and counts its preemptions (switches away from
-/// a thread that is still enabled; async agents never count). Throws
-/// UsageError when the schedule does not replay.
-std::uint32_t count_preemptions(const Kernel& kernel, const Params& params,
-                                const std::vector<ScheduleStep>& steps);
-
-/// True when two reports describe the same bug: same verdict and, for races,
-/// the same two access sites (in either order); otherwise the same title.
-bool same_bug(const BugReport& a, const BugReport& b);
 
 }  // namespace heddle

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "checker/explore/dpor/bounded.hpp"
-#include "checker/explore/explorer.hpp"
+#include "checker/explore/run.hpp"
 
 namespace heddle {
 namespace {

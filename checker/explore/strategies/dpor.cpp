@@ -7,7 +7,7 @@
 // algorithm itself lives in checker/explore/dpor/optimal.hpp.
 #include "checker/explore/dpor/optimal.hpp"
 #include "checker/engine/errors.hpp"
-#include "checker/explore/explorer.hpp"
+#include "checker/explore/run.hpp"
 
 namespace heddle {
 namespace {

@@ -13,7 +13,7 @@
 #include "checker/explore/dpor/data_choices.hpp"
 #include "checker/explore/dpor/pop.hpp"
 #include "checker/engine/execution.hpp"
-#include "checker/explore/explorer.hpp"
+#include "checker/explore/run.hpp"
 
 namespace heddle {
 namespace {

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "checker/engine/execution.hpp"
-#include "checker/explore/explorer.hpp"
+#include "checker/explore/run.hpp"
 #include "checker/explore/strategies/seeded.hpp"
 
 namespace heddle {

@@ -3,7 +3,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/engine/execution.hpp"
-#include "checker/explore/explorer.hpp"
+#include "checker/explore/run.hpp"
 
 namespace heddle {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/explore/explorer.hpp"
+#include "checker/explore/run.hpp"
 
 namespace heddle {
 
