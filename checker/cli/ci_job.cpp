@@ -32,8 +32,6 @@ std::string words(std::string s) {
 std::string seconds_text(double s) { return fmt::format("{:.2f} s", s); }
 }  // namespace
 
-std::string CiCase::id() const { return preset.empty() ? kernel : kernel + ":" + preset; }
-
 std::vector<CiCase> ci_cases(const std::string& filter) {
   std::vector<CiCase> out;
   for (const auto& [name, k] : kernels()) {

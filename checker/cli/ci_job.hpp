@@ -9,55 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "checker/engine/bug.hpp"
+#include "checker/report/ci_results.hpp"
 
 namespace heddle {
-
-/// One entry of the job: a kernel with one of its presets, or with its
-/// defaults when it declares none (then no bug is expected).
-struct CiCase {
-  std::string kernel;
-  std::string preset;                         // empty: the kernel's defaults
-  std::map<std::string, std::string> params;  // the preset's parameters
-  Verdict expect = Verdict::ok;               // a documented buggy variant expects its bug
-  /// "kernel:preset", or "kernel" for defaults; --filter and reports use it.
-  std::string id() const;
-};
-
-/// Settings of the job. The bounds apply to each case separately.
-struct CiOptions {
-  std::string filter;                 // glob over case ids and kernel names; empty: all
-  unsigned jobs = 1;                  // cases run in parallel processes
-  std::string strategy = "dfs";       // passed on to every case
-  std::uint64_t max_executions = 0;   // per case; 0: none
-  double time_limit = 0;              // seconds per case (--budget-per-kernel); 0: none
-  std::uint32_t max_steps = 100000;   // per execution
-  double step_timeout = 10;           // seconds one thread step may run
-  std::size_t stack_kib = 256;        // fiber stack size
-  std::optional<std::uint64_t> seed;  // randomized strategies
-  std::string log_level = "warn";
-  std::string artifacts;              // directory for the schedules of bugs found; empty: none
-  std::vector<std::pair<std::string, std::string>> reports;  // (junit|sarif|json, file)
-  bool quiet = false;                 // no progress line
-  double progress_interval = 5;       // seconds between plain progress lines
-  std::vector<std::string> extra_args;  // further `heddle run` options for every case
-};
-
-/// What one case did, measured against its expectation.
-struct CiOutcome {
-  CiCase c;
-  bool passed = false;
-  bool error = false;        // the run itself failed (crash, usage error): not a verdict
-  std::string verdict;       // "race", "verified (exhaustive)", "not exhaustive (time-limit)", ...
-  std::string reason;        // why it did not pass; empty when it passed
-  nlohmann::json summary;    // the case's --summary-json (null when the run did not finish)
-  std::string output;        // the case's text report (stdout)
-  std::string errors;        // the case's stderr
-  std::string artifact;      // the kept schedule of the bug found; empty: none
-  std::uint64_t executions = 0;
-  double seconds = 0;        // wall time of the case's process
-  int exit_code = 0;         // of the case's process; -N: killed by signal N
-};
 
 /// The cases of the registered kernels whose id or kernel name matches `filter`.
 std::vector<CiCase> ci_cases(const std::string& filter);

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/cli/ci_job.hpp"
+#include "checker/report/ci_results.hpp"
 
 namespace heddle {
 
