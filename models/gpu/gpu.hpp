@@ -3,5 +3,6 @@
 #pragma once
 #include "models/gpu/barriers.hpp"
 #include "models/gpu/bulk.hpp"
+#include "models/gpu/cta_sync.hpp"
 #include "models/gpu/grid.hpp"
 #include "models/gpu/memory.hpp"
