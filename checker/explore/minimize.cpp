@@ -30,6 +30,7 @@
 #include <map>
 #include <queue>
 
+#include "checker/explore/dpor/event.hpp"
 #include "checker/explore/follow.hpp"
 
 namespace heddle {
@@ -61,8 +62,7 @@ Graph build_graph(const BugTrace& t) {
       g.deps[i].push_back(t.agents[a].created_by);
     mine.push_back(static_cast<int>(i));
     for (std::size_t j = 0; j < i; ++j)
-      if (t.events[j].agent != t.events[i].agent &&
-          conflicts(t.events[j].footprint, t.events[i].footprint))
+      if (dpor::conflict(t.events[j], t.events[i]))
         g.deps[i].push_back(static_cast<int>(j));
   }
   return g;

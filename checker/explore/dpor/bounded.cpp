@@ -142,7 +142,7 @@ void BoundedDpor::compute_clocks(const std::vector<Event>& trace,
     if (prev_pos_[k] >= 0) join(static_cast<std::size_t>(prev_pos_[k]));
     if (e.agent_event == 0 && e.created_by >= 0) join(static_cast<std::size_t>(e.created_by));
     for (std::size_t i = 0; i < std::min(k, n); ++i)
-      if (trace[i].agent != e.agent && conflicts(trace[i].footprint, e.footprint)) join(i);
+      if (conflict(trace[i], e)) join(i);
     row[index(e.agent)] = e.agent_event + 1;
   }
 }
@@ -156,11 +156,9 @@ void BoundedDpor::analyse(const std::vector<Event>& trace, const std::vector<Eve
     const std::int32_t cb = ej.agent_event == 0 ? ej.created_by : -1;
     for (std::size_t i = 0; i < std::min(j, n); ++i) {
       const Event& ei = trace[i];
-      if (ei.agent == ej.agent || !conflicts(ei.footprint, ej.footprint)) continue;
-      // j's own past must not depend on i, or j could not run before i.
-      if (pp >= 0 && happens_before(ei, static_cast<std::size_t>(pp))) continue;
-      if (cb >= 0 && (static_cast<std::size_t>(cb) == i ||
-                      happens_before(ei, static_cast<std::size_t>(cb))))
+      if (!may_move_before(i, ei, ej, pp, cb, [&](std::size_t a, std::size_t b) {
+            return happens_before(trace[a], b);
+          }))
         continue;
       ++stats_.races;
       add_backtrack(i, ej.agent);

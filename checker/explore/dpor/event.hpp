@@ -44,6 +44,30 @@ inline bool same_event(const EventInfo& a, const EventInfo& b) noexcept {
   return same_footprint(a.footprint, b.footprint);
 }
 
+/// The conflict predicate every explorer and minimization use: steps of two
+/// different agents whose footprints conflict (checker/engine/op.hpp).
+/// `A` and `B` are Event or EventInfo.
+template <class A, class B>
+bool conflict(const A& a, const B& b) noexcept {
+  return a.agent != b.agent && conflicts(a.footprint, b.footprint);
+}
+
+/// The race candidates of a trace (JACM 2017, Sec. 3): i < j conflict, and
+/// j's own past does not need i, so j may move before i: neither j's
+/// previous step (`prev_j`, -1 for none) nor, for an agent's first step,
+/// the step that created it (`creator_j`, -1 for none) is i or follows i.
+/// `hb(i, k)` says whether position i happens before (or is) position k.
+template <class A, class B, class HB>
+bool may_move_before(std::size_t i, const A& ei, const B& ej, std::int32_t prev_j,
+                     std::int32_t creator_j, HB hb) {
+  if (!conflict(ei, ej)) return false;
+  if (prev_j >= 0 && hb(i, static_cast<std::size_t>(prev_j))) return false;
+  if (creator_j >= 0 &&
+      (static_cast<std::size_t>(creator_j) == i || hb(i, static_cast<std::size_t>(creator_j))))
+    return false;
+  return true;
+}
+
 /// Dependency (Abdulla et al., JACM 2017, Sec. 2): same agent (program
 /// order), creation (an agent's first event happens after the event that
 /// created it), or conflicting footprints (same object, one writes).
@@ -51,7 +75,7 @@ inline bool dependent(const EventInfo& a, const EventInfo& b) noexcept {
   if (a.agent == b.agent) return true;
   if (b.has_creator && b.creator_agent == a.agent && b.creator_event == a.agent_event) return true;
   if (a.has_creator && a.creator_agent == b.agent && a.creator_event == b.agent_event) return true;
-  return conflicts(a.footprint, b.footprint);
+  return conflict(a, b);
 }
 
 /// The EventInfo of trace[k]; `conditional` comes from the caller's record.
@@ -81,7 +105,7 @@ template <class Step, class FollowsI>
 bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t end, const Step& j,
                    FollowsI follows_i) {
   for (std::size_t k = i + 1; k < end; ++k)
-    if (steps[k].agent != j.agent && conflicts(steps[k].footprint, j.footprint) && !follows_i(k))
+    if (conflict(steps[k], j) && !follows_i(k))
       return true;
   return false;
 }

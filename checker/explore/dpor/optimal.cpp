@@ -238,7 +238,7 @@ void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
     if (e.agent_event == 0 && e.created_by >= 0) join(static_cast<std::size_t>(e.created_by));
     candidates(e.footprint, std::min(k, real));
     for (std::uint32_t i : cand_)
-      if (trace[i].agent != e.agent && conflicts(trace[i].footprint, e.footprint)) join(i);
+      if (conflict(trace[i], e)) join(i);
     row[index(e.agent)] = e.agent_event + 1;
   }
 }
@@ -291,11 +291,9 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
     for (std::uint32_t ci : cand_) {
       const std::size_t i = ci;
       const Event& ei = trace[i];
-      if (ei.agent == ej.agent || !conflicts(ei.footprint, ej.footprint)) continue;
-      // j's own history must not depend on i, or j could not move before i.
-      if (pp >= 0 && happens_before(ei, static_cast<std::size_t>(pp))) continue;
-      if (cb >= 0 && (static_cast<std::size_t>(cb) == i ||
-                      happens_before(ei, static_cast<std::size_t>(cb))))
+      if (!may_move_before(i, ei, ej, pp, cb, [&](std::size_t a, std::size_t b) {
+            return happens_before(trace[a], b);
+          }))
         continue;
       // Nor may i reach j through a later conflicting event k: a race is
       // immediate (JACM 2017, Sec. 3: e ≲ e', nothing happens in between);
@@ -317,8 +315,7 @@ bool OptimalDpor::reaches_through(const std::vector<Event>& trace, std::size_t i
   for (std::uint32_t k : cand_) {
     if (k <= i) continue;
     const Event& ek = trace[k];
-    if (ek.agent != ej.agent && conflicts(ek.footprint, ej.footprint) &&
-        happens_before(trace[i], k))
+    if (conflict(ek, ej) && happens_before(trace[i], k))
       return true;
   }
   return false;

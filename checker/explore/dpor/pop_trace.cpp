@@ -152,7 +152,7 @@ void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, s
     if (e.agent_event == 0 && t.created_by[k] >= 0) join(static_cast<std::size_t>(t.created_by[k]));
     candidates(e.footprint, std::min(k, t.real));
     for (std::uint32_t i : cand_)
-      if (t.events[i].agent != e.agent && conflicts(t.events[i].footprint, e.footprint)) join(i);
+      if (conflict(t.events[i], e)) join(i);
     row[index(e.agent)] = e.agent_event + 1;
   }
 }
@@ -173,11 +173,8 @@ void RaceFinder::races_of(const FinishedTrace& t, std::size_t j, std::vector<Rac
   for (std::uint32_t ci : cand_) {
     const std::size_t i = ci;
     const EventInfo& ei = t.events[i];
-    if (ei.agent == ej.agent || !conflicts(ei.footprint, ej.footprint)) continue;
-    // j's own history must not depend on i, or j could not move before i.
-    if (pp >= 0 && t.happens_before(i, static_cast<std::size_t>(pp))) continue;
-    if (cb >= 0 &&
-        (static_cast<std::size_t>(cb) == i || t.happens_before(i, static_cast<std::size_t>(cb))))
+    if (!may_move_before(i, ei, ej, pp, cb,
+                         [&](std::size_t a, std::size_t b) { return t.happens_before(a, b); }))
       continue;
     // Races are immediate (JACM 2017, Sec. 3), except for an operation that
     // may block: when the event between enabled it (an unlock before a
@@ -194,7 +191,7 @@ bool RaceFinder::reaches_through(const FinishedTrace& t, std::size_t i, std::siz
   for (std::uint32_t k : cand_) {
     if (k <= i) continue;
     const EventInfo& ek = t.events[k];
-    if (ek.agent != ej.agent && conflicts(ek.footprint, ej.footprint) && t.happens_before(i, k))
+    if (conflict(ek, ej) && t.happens_before(i, k))
       return true;
   }
   return false;
