@@ -131,6 +131,12 @@ class Execution {
   /// Replaces the footprint of the step running now, once the operation
   /// knows what it really did (a failed CAS only reads).
   void refine_footprint(Footprint fp);
+  /// Replaces the running step's entries on `a.object` by `a` (appends it
+  /// when there are none): an operation inside a step that knows only once
+  /// it ran what it touched (the phase an arrival landed in). Outside a
+  /// step of the running agent (setup, exit checks, a thread's prologue)
+  /// there is no step to refine and nothing happens.
+  void refine_access(const Access& a);
   /// A data choice in [0, n), taken from the strategy.
   std::uint32_t choose(std::uint32_t n);
   /// The 1-based step running now (0 before the first step).

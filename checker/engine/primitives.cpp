@@ -23,6 +23,21 @@ void SyncObject::visible(const char* op, bool write, std::source_location loc,
   ex.publish();
 }
 
+void SyncObject::visible(const char* op, const Access& a, std::source_location loc,
+                         EnabledRef enabled) {
+  auto& ex = Execution::current();
+  PendingOp* p = ex.pending_slot();
+  if (p == nullptr) return;
+  p->name = op;
+  p->object = id_;
+  p->has_object = true;
+  p->loc = loc;
+  p->footprint.clear();
+  p->footprint.push_back(a);
+  p->enabled = enabled;
+  ex.publish();
+}
+
 void Mutex::lock(std::source_location loc) {
   auto free = [this] { return owner_ == nullptr; };
   visible("lock", true, loc, free, -1);
@@ -56,9 +71,14 @@ namespace {
 // A semaphore operation's footprint once it ran: its token and the units
 // available before it, so that DPOR knows whether a wait moved before it
 // could have run (JACM 2017's reversible races, for counting resources).
-Footprint counted(ObjectId id, std::int8_t token, std::uint32_t before) {
-  return Footprint{Access{id, 0, 1, true, token, static_cast<std::int8_t>(std::min(before, 127u))}};
+Footprint counted(ObjectId id, std::int8_t token, std::uint32_t before, UpdateClass cls = 0) {
+  return Footprint{
+      Access{id, 0, 1, true, token, static_cast<std::int8_t>(std::min(before, 127u)), cls}};
 }
+// Signals commute: count += n and the release joins commute in either
+// order, and a signal neither blocks nor unblocks another signal. A wait
+// (a take that can block on the count) conflicts with them.
+constexpr UpdateClass kSignal = update_in_phase(Update::signal);
 }  // namespace
 
 void Semaphore::wait(std::source_location loc) {
@@ -71,11 +91,43 @@ void Semaphore::wait(std::source_location loc) {
 }
 
 void Semaphore::signal(std::uint32_t n, std::source_location loc) {
-  visible("signal", true, loc, {}, +1);
+  visible("signal", Access{id_, 0, 1, true, +1, -1, kSignal}, loc);
   auto& ex = Execution::current();
-  if (ex.pending_slot() != nullptr) ex.refine_footprint(counted(id_, +1, count_));
+  if (ex.pending_slot() != nullptr) ex.refine_footprint(counted(id_, +1, count_, kSignal));
   count_ += n;
   ex.release(sync_);
+}
+
+void ArrivalLedger::announce() {
+  if (const Agent* a = Execution::current().self()) announced_.push_back(a->id);
+}
+
+Access ArrivalLedger::entry(ObjectId object, std::uint64_t phase, std::int64_t pending) const {
+  auto& ex = Execution::current();
+  const Agent* self = ex.self();
+  if (self == nullptr || pending <= 0) return all_phases(object);
+  auto in = [](const std::vector<AgentId>& v, AgentId a) {
+    return std::find(v.begin(), v.end(), a) != v.end();
+  };
+  std::int64_t fresh = 0;
+  for (AgentId a : announced_) fresh += !in(arrived_, a);
+  // Two fresh arrivals commute when every fresh one fits: whichever runs
+  // first, the other still lands in this phase, and the last completes it
+  // with the same joined clock. A second arrival in one phase, or more fresh
+  // arrivals than room, races for the last slots: each conflicts with all.
+  if (!in(arrived_, self->id) && fresh <= pending) return phase_update(object, Update::arrive, phase);
+  ex.note(ex.object_name(object) +
+          " is over-subscribed (more arrivals wait than its phase needs): its arrivals are "
+          "explored in every order");
+  return all_phases(object);
+}
+
+void ArrivalLedger::arrived() {
+  const Agent* self = Execution::current().self();
+  if (self == nullptr) return;
+  auto it = std::find(announced_.begin(), announced_.end(), self->id);
+  if (it != announced_.end()) announced_.erase(it);
+  arrived_.push_back(self->id);
 }
 
 Barrier::Barrier(std::string name, std::uint32_t parties)
@@ -84,19 +136,25 @@ Barrier::Barrier(std::string name, std::uint32_t parties)
 }
 
 void Barrier::arrive_and_wait(std::source_location loc) {
-  visible("arrive", true, loc);
+  // Arrivals in one phase commute (the count and the release join do not
+  // care about order, whoever arrives last completes the phase with the
+  // same clock, and every arrival waits after), as the ledger decides.
+  ledger_.announce();
+  visible("arrive", all_phases(id_), loc);
   auto& ex = Execution::current();
+  const std::uint64_t mine = completed_.size();
+  ex.refine_access(ledger_.entry(id_, mine, parties_ - arrived_));
+  ledger_.arrived();
   ex.release(gathering_);
-  std::uint64_t mine = phase_;
   if (++arrived_ == parties_) {
     arrived_ = 0;
-    ++phase_;
-    sync_ = gathering_;  // the completed phase's releases, for its waiters
+    completed_.push_back(gathering_);  // the completed phase's releases, for its waiters
     gathering_ = SyncClock{};
+    ledger_.phase_completed();
   }
-  auto passed = [this, mine] { return phase_ > mine; };
-  visible("wait", false, loc, passed);
-  ex.acquire(sync_);
+  auto passed = [this, mine] { return completed_.size() > mine; };
+  visible("wait", phase_read(id_, mine, mine), loc, passed);
+  ex.acquire(completed_[mine]);
 }
 
 void await(std::function<bool()> pred, std::initializer_list<SyncObject*> reads, const char* op,

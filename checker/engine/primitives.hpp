@@ -5,6 +5,7 @@
 #include <functional>
 #include <source_location>
 #include <string>
+#include <vector>
 
 #include "checker/engine/errors.hpp"
 #include "checker/engine/execution.hpp"
@@ -28,6 +29,8 @@ class SyncObject {
   /// scheduled; `enabled` must stay valid while the caller is suspended.
   void visible(const char* op, bool write, std::source_location loc, EnabledRef enabled = {},
                std::int8_t token = 0);
+  /// Same, with the footprint entry `a` on this object (an update, a phase range).
+  void visible(const char* op, const Access& a, std::source_location loc, EnabledRef enabled = {});
   /// Same for an operation that may touch several objects (await).
   ObjectId id_;
   SyncClock sync_;
@@ -64,6 +67,19 @@ class Atomic : public SyncObject {
   T fetch_add(T d, Order o = Order::seq_cst,
               std::source_location loc = std::source_location::current()) {
     return rmw([d](T x) { return static_cast<T>(x + d); }, o, "fetch_add", loc);
+  }
+  /// red.add: adds `d` without reading the value. Relaxed or release, it is
+  /// a commutative counter update: additions commute, the release joins
+  /// commute, and an add never blocks; an acquiring add is an RMW.
+  void add(T d, Order o = Order::relaxed,
+           std::source_location loc = std::source_location::current()) {
+    if (o != Order::relaxed && o != Order::release) {
+      fetch_add(d, o, loc);
+      return;
+    }
+    visible("red.add", update_of(id_, update_in_phase(Update::counter_add)), loc);
+    if (o == Order::release) Execution::current().release(sync_);
+    value_ = static_cast<T>(value_ + d);
   }
   T exchange(T v, Order o = Order::seq_cst,
              std::source_location loc = std::source_location::current()) {
@@ -120,6 +136,32 @@ class Semaphore : public SyncObject {
   std::uint32_t count_;
 };
 
+/// Who may still arrive in a barrier's gathering phase, so that an arrival's
+/// footprint commutes with another exactly when no order of the two pushes
+/// either into the next phase. Labels are a function of the state (the
+/// agents suspended at an arrival, and who arrived in the phase), common to
+/// every fresh arrival of one state, and an independent arrival leaves the
+/// others' labels as they were; Godefroid, LNCS 1032, Def. 3.3 (conditional
+/// independence) is what dpor's sleep sets rely on.
+class ArrivalLedger {
+ public:
+  /// The running agent is about to publish an arrival (call before it suspends).
+  void announce();
+  /// The footprint entry of the running agent's arrival in phase `phase`, which
+  /// still needs `pending` arrivals: a commutative update of that phase when
+  /// the agent has not arrived in it yet and the fresh arrivals announced
+  /// (its own included) fit in `pending`; otherwise every phase, written.
+  Access entry(ObjectId object, std::uint64_t phase, std::int64_t pending) const;
+  /// The running agent's arrival ran: it is now one who arrived in the phase.
+  void arrived();
+  /// The gathering phase completed: no one has arrived in the next one yet.
+  void phase_completed() noexcept { arrived_.clear(); }
+
+ private:
+  std::vector<AgentId> announced_;  // agents suspended at an arrival on the object
+  std::vector<AgentId> arrived_;    // agents that arrived in the gathering phase
+};
+
 /// A reusable barrier for `parties` threads (arrive, then wait for the phase).
 class Barrier : public SyncObject {
  public:
@@ -129,8 +171,9 @@ class Barrier : public SyncObject {
  private:
   std::uint32_t parties_;
   std::uint32_t arrived_ = 0;
-  std::uint64_t phase_ = 0;
-  SyncClock gathering_;  // releases of the phase being gathered
+  ArrivalLedger ledger_;
+  SyncClock gathering_;               // releases of the phase being gathered
+  std::vector<SyncClock> completed_;  // completed_[p]: releases of phase p
 };
 
 /// Blocks until `pred` holds. `reads` lists the objects the predicate looks

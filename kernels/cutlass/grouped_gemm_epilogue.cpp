@@ -104,7 +104,7 @@ const Registration grouped_gemm_epilogue =
            "sm90 grouped GEMM epilogue: TMA stores vs the tensormap rewrite for the next group "
            "(cutlass#2162)")
         .param("groups", 2, "GEMM groups (each with its own D and descriptor update)", 1, 4)
-        .param("tiles", 1, "output tiles per group", 1, 3)
+        .param("tiles", 1, "output tiles per group", 1, 4)
         .param("subtiles", 1, "128x32 subtiles per tile (8 for a 128x256 tile)", 1, 8)
         .param("stages", 2, "StagesD (UnacquiredStages = stages - 1)", 2, 4)
         .param("others", 0, "other consumer threads writing sD rows (besides warp 0)", 0, 3)
@@ -112,6 +112,10 @@ const Registration grouped_gemm_epilogue =
         .preset("shipped", {{"fixed", "false"}}, Verdict::race)
         .preset("fixed", {{"fixed", "true"}})
         .preset("cooperative_shipped", {{"others", "1"}, {"subtiles", "2"}}, Verdict::race)
+        // The reporter's 128x256 tile: 8 subtiles, 4 consumer warps.
+        .preset("tile_128x256_shipped", {{"others", "3"}, {"subtiles", "8"}}, Verdict::race)
+        .preset("tile_128x256_fixed", {{"fixed", "true"}, {"groups", "2"}, {"tiles", "2"},
+                                       {"subtiles", "8"}, {"others", "3"}, {"stages", "4"}})
         .body([](const Params& p) {
           Shape sh{p.get_int("groups"), p.get_int("tiles"),  p.get_int("subtiles"),
                    p.get_int("stages"), p.get_int("others"), p.get_bool("fixed")};

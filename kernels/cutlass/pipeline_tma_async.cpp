@@ -57,13 +57,15 @@ void consumer(PipelineTmaAsync& pipe, const std::string& variant, long k_tiles,
 const Registration pipeline_tma_async =
     kernel("cutlass/pipeline_tma_async",
            "sm90 mainloop ring: TMA loads into S stages guarded by full/empty mbarriers")
-        .param("stages", 2, "pipeline stages S", 1, 4)
-        .param("k_tiles", 3, "k-tiles loaded and consumed", 1, 6)
+        .param("stages", 2, "pipeline stages S", 1, 7)
+        .param("k_tiles", 3, "k-tiles loaded and consumed", 1, 8)
         .param("consumers", 1, "consumer threads (warpgroups)", 1, 2)
         .choice("variant", "correct", {"correct", "early_release", "skip_empty_wait", "wrong_phase"},
                 "correct, or a bug: consumer releases before reading; producer skips the empty "
                 "wait; producer starts at phase 0")
         .preset("correct", {{"variant", "correct"}})
+        .preset("four_stages_two_consumers",
+                {{"stages", "4"}, {"k_tiles", "8"}, {"consumers", "2"}})
         .preset("early_release", {{"variant", "early_release"}}, Verdict::race)
         .preset("skip_empty_wait", {{"variant", "skip_empty_wait"}}, Verdict::race)
         .preset("wrong_phase", {{"variant", "wrong_phase"}}, Verdict::deadlock)

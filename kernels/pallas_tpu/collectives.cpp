@@ -30,10 +30,11 @@ void handshake(long n) {
 
 const Registration right_permute =
     kernel("pallas_tpu/right_permute", "each device sends its block to its right neighbour")
-        .param("devices", 2, "devices in the ring", 2, 4)
+        .param("devices", 2, "devices in the ring", 2, 8)
         .flag("handshake", false, "barrier-semaphore handshake with both neighbours first")
         .choice("dma_order", "any", dma_order_names(), "DMA completion policy")
         .preset("default", {})
+        .preset("8_devices", {{"devices", "8"}})
         .body([](const Params& p) {
           auto& mesh = make_mesh(p);
           const long n = p.get_int("devices");
@@ -63,9 +64,10 @@ const Registration right_permute =
 // semaphore per step (recv_sems.at[outer_step]).
 const Registration all_gather =
     kernel("pallas_tpu/all_gather", "ring all-gather, one receive semaphore per step")
-        .param("devices", 2, "devices in the ring", 2, 4)
+        .param("devices", 2, "devices in the ring", 2, 8)
         .choice("dma_order", "any", dma_order_names(), "DMA completion policy")
         .preset("default", {})
+        .preset("8_devices", {{"devices", "8"}})
         .body([](const Params& p) {
           auto& mesh = make_mesh(p);
           const long n = p.get_int("devices");
@@ -104,7 +106,7 @@ const Registration all_gather =
 // of them, then sums locally.
 const Registration all_reduce =
     kernel("pallas_tpu/all_reduce", "one-shot all-reduce (sum), one receive semaphore per source")
-        .param("devices", 2, "devices", 2, 4)
+        .param("devices", 2, "devices", 2, 8)
         .choice("dma_order", "any", dma_order_names(), "DMA completion policy")
         .preset("default", {})
         .body([](const Params& p) {

@@ -47,8 +47,8 @@ void ring_body(Ref<int> out, Ref<int> slots, Sem send_sem, std::vector<Sem> recv
 const Registration ring =
     kernel("pallas_tpu/ring_reuse_recv_sem",
            "ring all-gather reusing one receive semaphore across steps (seed 000)")
-        .param("devices", 3, "devices in the ring", 3, 4)
-        .param("steps", 2, "ring steps (devices-1 gathers everything)", 1, 3)
+        .param("devices", 3, "devices in the ring", 3, 8)
+        .param("steps", 2, "ring steps (devices-1 gathers everything)", 1, 7)
         .param("slots", 2, "receive buffer slots", 1, 3)
         .param("chunk", 1, "elements per chunk", 1, 4)
         .flag("fixed", false, "one receive semaphore per slot instead of one shared")
@@ -56,6 +56,9 @@ const Registration ring =
                 "DMA completion: any order (explored), eager or on_wait (JAX interpret modes)")
         .preset("buggy", {{"fixed", "false"}}, Verdict::race)
         .preset("fixed", {{"fixed", "true"}})
+        .preset("fixed_4_devices", {{"fixed", "true"}, {"devices", "4"}, {"steps", "3"}})
+        .preset("buggy_8_devices", {{"fixed", "false"}, {"devices", "8"}, {"steps", "7"}},
+                Verdict::race)
         .preset("buggy_eager", {{"fixed", "false"}, {"dma_order", "eager"}})
         .preset("buggy_on_wait", {{"fixed", "false"}, {"dma_order", "on_wait"}}, Verdict::race)
         .body([](const Params& p) {

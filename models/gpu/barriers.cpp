@@ -13,30 +13,38 @@ std::uint64_t NamedBarrier::arrive_as_self(std::uint32_t count, std::source_loca
                                  "bar.sync/bar.arrive of one phase must give the same count)",
                                  name(), count, expected_),
                      loc);
-  Execution::current().release(gathering_);
+  auto& ex = Execution::current();
   std::uint64_t mine = completed_.size();
+  // Arrivals in one phase commute: the count and the release join ignore
+  // order, and the last arrival completes the phase with the same clock
+  // whoever it is (bar.sync always waits after, so no order skips a step);
+  // the ledger keeps arrivals that race for the last slots conflicting.
+  ex.refine_access(ledger_.entry(id(), mine, std::int64_t{expected_} - arrived_));
+  ledger_.arrived();
+  ex.release(gathering_);
   if (++arrived_ == expected_) {
     completed_.push_back(gathering_);
     gathering_ = SyncClock{};
     arrived_ = 0;
+    ledger_.phase_completed();
   }
   return mine;
 }
 
 void NamedBarrier::sync(std::uint32_t count, std::source_location loc) {
   if (count <= 1) return;  // a barrier of one thread orders nothing
-  visible("bar.sync", true, loc);
+  ledger_.announce();
+  visible("bar.sync", all_phases(id()), loc);
   std::uint64_t mine = arrive_as_self(count, loc);
-  if (completed_.size() <= mine) {
-    auto done = [this, mine] { return completed_.size() > mine; };
-    visible("bar.sync.wait", false, loc, done);
-  }
+  auto done = [this, mine] { return completed_.size() > mine; };
+  visible("bar.sync.wait", phase_read(id(), mine, mine), loc, done);
   Execution::current().acquire(completed_[mine]);
 }
 
 void NamedBarrier::arrive(std::uint32_t count, std::source_location loc) {
   if (count <= 1) return;
-  visible("bar.arrive", true, loc);
+  ledger_.announce();
+  visible("bar.arrive", all_phases(id()), loc);
   arrive_as_self(count, loc);
 }
 
@@ -47,37 +55,70 @@ Mbarrier::Mbarrier(std::string name, std::uint32_t count)
 
 void Mbarrier::maybe_complete() {
   if (pending_ != 0 || tx_ != 0) return;
+  ledger_.phase_completed();
   completed_.push_back(gathering_);
   gathering_ = SyncClock{};
   pending_ = count_;
 }
 
-void Mbarrier::arrive_effect(std::uint32_t expect_bytes) {
+void Mbarrier::arrive_effect(std::uint32_t expect_bytes, bool announced) {
+  auto& ex = Execution::current();
+  // Two arrivals landing in one phase commute (pending -= 1 and tx += e add
+  // up, release joins commute; the one that empties pending completes the
+  // phase with the same clock in either order, and an arrival never blocks),
+  // as the ledger decides. An arrival on a phase whose arrivals are all in
+  // (a producer that skipped its empty-barrier wait) drives pending below
+  // zero, so the phase never completes; it commutes with nothing.
+  ex.refine_access(announced ? ledger_.entry(id(), phase(), pending_) : all_phases(id()));
+  if (announced) ledger_.arrived();
   tx_ += expect_bytes;
-  Execution::current().release(gathering_);
+  ex.release(gathering_);
   --pending_;
   maybe_complete();
 }
 
+void Mbarrier::copy_issued(std::uint32_t bytes) { inflight_ += bytes; }
+
 void Mbarrier::complete_tx(std::uint32_t bytes) {
+  auto& ex = Execution::current();
+  const std::uint64_t g = phase();
+  // Once every arrival is in and tx covers every byte still in flight to
+  // this barrier, complete_tx of the in-flight copies commute: tx falls to
+  // zero in any order, whichever comes last completes the phase with the
+  // same joined clock, and the condition holds after each of them. Any other
+  // complete_tx (arrivals still due, an overshoot, bytes no copy announced)
+  // may complete a phase early in one order: it commutes with nothing.
+  const bool monotone = pending_ == 0 && bytes > 0 && bytes <= inflight_ && tx_ >= inflight_;
+  ex.refine_access(monotone ? phase_update(id(), Update::tx_complete, g) : all_phases(id()));
+  inflight_ -= std::min<std::int64_t>(bytes, inflight_);
   tx_ -= bytes;
-  Execution::current().release(gathering_);
+  ex.release(gathering_);
   maybe_complete();
 }
 
 void Mbarrier::arrive(std::source_location loc) {
-  visible("mbarrier.arrive", true, loc);
-  arrive_effect(0);
+  ledger_.announce();
+  visible("mbarrier.arrive", all_phases(id()), loc);
+  arrive_effect(0, true);
 }
 
 void Mbarrier::arrive_expect_tx(std::uint32_t bytes, std::source_location loc) {
-  visible("mbarrier.arrive.expect_tx", true, loc);
-  arrive_effect(bytes);
+  ledger_.announce();
+  visible("mbarrier.arrive.expect_tx", all_phases(id()), loc);
+  arrive_effect(bytes, true);
 }
 
 void Mbarrier::expect_tx(std::uint32_t bytes, std::source_location loc) {
-  visible("mbarrier.expect_tx", true, loc);
+  // Raising tx alone can undo a completion another order would see: a write.
+  visible("mbarrier.expect_tx", all_phases(id()), loc);
   tx_ += bytes;
+}
+
+void Mbarrier::observed(std::source_location) {
+  // What a parity test sees depends on the current phase c: the completion
+  // of c - 1 (which it acquires) and of c (which flips the parity).
+  const std::uint64_t c = phase();
+  Execution::current().refine_access(phase_read(id(), c > 0 ? c - 1 : 0, c));
 }
 
 void Mbarrier::acquire_passed(std::uint32_t parity) {
@@ -89,12 +130,14 @@ void Mbarrier::acquire_passed(std::uint32_t parity) {
 
 void Mbarrier::wait_parity(std::uint32_t parity, std::source_location loc) {
   auto ready = [this, parity] { return passed(parity); };
-  visible("mbarrier.try_wait.parity", false, loc, ready);
+  visible("mbarrier.try_wait.parity", all_phases(id(), false), loc, ready);
+  observed(loc);
   acquire_passed(parity);
 }
 
 bool Mbarrier::try_wait_parity(std::uint32_t parity, std::source_location loc) {
-  visible("mbarrier.try_wait.parity", false, loc);
+  visible("mbarrier.try_wait.parity", all_phases(id(), false), loc);
+  observed(loc);
   if (!passed(parity)) return false;
   acquire_passed(parity);
   return true;

@@ -25,6 +25,7 @@ class NamedBarrier : public SyncObject {
   std::uint64_t arrive_as_self(std::uint32_t count, std::source_location loc);
   std::uint32_t expected_ = 0;      // count of the phase being gathered (0: none yet)
   std::uint32_t arrived_ = 0;
+  ArrivalLedger ledger_;
   SyncClock gathering_;             // releases of the phase being gathered
   std::vector<SyncClock> completed_;  // completed_[p]: releases of phase p
 };
@@ -52,7 +53,10 @@ class Mbarrier : public SyncObject {
 
   /// The effects of an arrival/expect by the running agent, without a
   /// scheduling point (for an issue or a copy phase that includes them).
-  void arrive_effect(std::uint32_t expect_bytes);
+  /// `announced`: the arrival was announced to the ledger (arrive, arrive_expect_tx).
+  void arrive_effect(std::uint32_t expect_bytes, bool announced = false);
+  /// A copy that will complete_tx `bytes` on this barrier was issued.
+  void copy_issued(std::uint32_t bytes);
   /// complete_tx by a copy's phase (release semantics, PTX cp.async.bulk).
   void complete_tx(std::uint32_t bytes);
   /// Phases completed so far (the current phase's number).
@@ -62,10 +66,14 @@ class Mbarrier : public SyncObject {
 
  private:
   void maybe_complete();
+  /// Narrows the running step's entry to the phases a parity test observes.
+  void observed(std::source_location loc);
   void acquire_passed(std::uint32_t parity);
   std::uint32_t count_;
-  std::uint32_t pending_;
+  std::int64_t pending_;  // below zero after more arrivals than count in one phase
   std::int64_t tx_ = 0;
+  std::int64_t inflight_ = 0;  // bytes of issued copies that have not completed_tx yet
+  ArrivalLedger ledger_;
   SyncClock gathering_;
   std::vector<SyncClock> completed_;  // completed_[p]: releases into phase p
 };

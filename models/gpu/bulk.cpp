@@ -57,6 +57,13 @@ Span read_tensormap(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
   return Span{region, offset / region->elem_size(), want_bytes / region->elem_size()};
 }
 
+// A bulk op's completion state has two sides: [0, 1) the read side (source
+// and tensormap reads done), [1, 2) the write side, so that a .read wait
+// observes only read completions and a write phase commutes with it.
+Access read_side(const BulkOp& op, bool write) { return Access{op.id(), 0, 1, write}; }
+Access write_side(const BulkOp& op, bool write) { return Access{op.id(), 1, 2, write}; }
+Access both_sides(const BulkOp& op) { return Access{op.id(), 0, 2, false}; }
+
 BulkOp& new_op(ThreadState& t, const char* kind, const char* what, std::source_location loc) {
   std::string name = fmt::format("{}.{}{}", t.info.name, kind, ++t.issued);
   BulkOp& op = make<BulkOp>(name, what, loc);
@@ -100,14 +107,14 @@ void issue_store(const TensorMap* desc, std::uint32_t c0, std::uint32_t c1, cons
   std::size_t write_index = desc ? 2 : 1;
   if (desc)
     phases.push_back(read_desc_phase(*desc, c0, c1, src.bytes(), st, write_index, true,
-                                     {touches(op, true)}, loc));
-  phases.push_back(phase("read_smem", {src.touches(false), touches(op, true)}, [=] {
+                                     {write_side(op, true)}, loc));
+  phases.push_back(phase("read_smem", {src.touches(false), read_side(op, true)}, [=] {
     access(src, false, Proxy::async, desc ? "tma_store.read_smem" : "bulk_store.read_smem", loc);
     st->bytes.assign(data(src), data(src) + src.bytes());
     o->read_done = true;
     Execution::current().release(o->read_clock);
   }));
-  Footprint write_fp{touches(op, true)};
+  Footprint write_fp{write_side(op, true)};
   if (!desc) write_fp.insert(write_fp.begin(), dst.touches(true));
   phases.push_back(phase("write_gmem", write_fp, [=] {
     access(st->dst, true, Proxy::async, desc ? "tma_store.write_gmem" : "bulk_store.write_gmem",
@@ -140,7 +147,7 @@ void wait_group(std::uint32_t n, bool read_only, std::source_location loc) {
   p.loc = loc;
   p.object = ops.front()->id();
   p.has_object = true;
-  for (BulkOp* op : ops) p.footprint.push_back(touches(*op, false));
+  for (BulkOp* op : ops) p.footprint.push_back(read_only ? read_side(*op, false) : both_sides(*op));
   auto done = [&ops, read_only] {
     for (BulkOp* op : ops)
       if (!(read_only ? op->read_done : op->write_done)) return false;
@@ -217,7 +224,8 @@ void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_loca
   ThreadState& t = current_grid().current(loc);
   std::string name = fmt::format("{}.bulk_load{}", t.info.name, ++t.issued);
   Mbarrier* b = &bar;
-  issue(name, {phase("copy", {dst.touches(true), src.touches(false), touches(bar, true)}, [=] {
+  bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()));
+  issue(name, {phase("copy", {dst.touches(true), src.touches(false), all_phases(bar.id())}, [=] {
           access(src, false, Proxy::async, "bulk_load.read_gmem", loc);
           access(dst, true, Proxy::async, "bulk_load.write_smem", loc);
           std::memmove(data(dst), data(src), dst.bytes());
@@ -232,18 +240,19 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
   BulkOp& op = new_op(t, "tma_load", "tensor load", loc);
   BulkOp* o = &op;
   Mbarrier* b = &bar;
+  bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()));
   auto st = std::make_shared<Staging>();
   // st->dst is the global box this load reads (resolved from the tensormap).
   Phase rd = read_desc_phase(desc, c0, c1, dst.bytes(), st, 1, false,
-                             {dst.touches(true), touches(bar, true)}, loc);
+                             {dst.touches(true), all_phases(bar.id()), write_side(op, true)}, loc);
   auto inner = rd.effect;
   rd.effect = [=] {  // the tensormap read is the load's bulk-group read side
     inner();
     o->read_done = true;
     Execution::current().release(o->read_clock);
   };
-  rd.footprint.push_back(touches(op, true));
-  issue(op.name(), {rd, phase("copy", {dst.touches(true), touches(bar, true)}, [=] {
+  rd.footprint.push_back(read_side(op, true));
+  issue(op.name(), {rd, phase("copy", {dst.touches(true), all_phases(bar.id()), write_side(op, true)}, [=] {
                       access(st->dst, false, Proxy::async, "tma_load.read_gmem", loc);
                       access(dst, true, Proxy::async, "tma_load.write_smem", loc);
                       std::memmove(data(dst), data(st->dst), dst.bytes());

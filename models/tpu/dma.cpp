@@ -119,7 +119,7 @@ AsyncCopy make_copy(const Place& src, const Place& dst, const Sem& sem, std::sou
 
 void AsyncCopy::start(std::source_location loc) {
   auto& mesh = Mesh::current();
-  Footprint all{sem_access(*sem_, true), dst_.access(true), src_.access(false)};
+  Footprint all{signal_access(*sem_), dst_.access(true), src_.access(false)};
   bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
   if (mesh.dma_order() == DmaOrder::eager)
     start_op("dma_start", *sem_, all, loc);
@@ -178,8 +178,8 @@ AsyncRemoteCopy make_remote_copy(const Place& src, const Place& dst, const Sem& 
 
 void AsyncRemoteCopy::start(std::source_location loc) {
   auto& mesh = Mesh::current();
-  Footprint send{sem_access(*send_sem_, true), src_.access(false)};
-  Footprint recv{sem_access(*recv_remote_, true), dst_.access(true)};
+  Footprint send{signal_access(*send_sem_), src_.access(false)};
+  Footprint recv{signal_access(*recv_remote_), dst_.access(true)};
   const bool eager = mesh.dma_order() == DmaOrder::eager;
   const bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
   if (eager)

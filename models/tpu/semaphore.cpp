@@ -6,8 +6,13 @@
 
 namespace heddle::tpu {
 
+Access signal_access(const TpuSemaphore& s) {
+  if (Mesh::current().dma_order() == DmaOrder::on_wait) return Access{s.id(), 0, 1, true};
+  return update_of(s.id(), update_in_phase(Update::signal));
+}
+
 void TpuSemaphore::signal(std::uint32_t inc, const char* op, std::source_location loc) {
-  visible(op, true, loc);
+  visible(op, signal_access(*this), loc);
   add(inc);
 }
 
@@ -18,9 +23,10 @@ void TpuSemaphore::add(std::uint32_t inc) {
 
 namespace {
 // A thread that reaches a wait changes what the semaphore's waiters need,
-// which enables dma_order=on_wait DMAs: the step that brought it here
+// which enables dma_order=on_wait DMAs (nothing else looks at it): the step that brought it here
 // (its previous visible operation) modifies the semaphore, for DPOR.
 void arriving_modifies(const TpuSemaphore& s) {
+  if (Mesh::current().dma_order() != DmaOrder::on_wait) return;  // only on_wait DMAs ask
   auto& ex = Execution::current();
   if (ex.trace().empty() || ex.self() == nullptr || ex.trace().back().agent != ex.self()->id)
     return;  // arrived before the first step: part of the initial state

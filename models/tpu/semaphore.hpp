@@ -49,6 +49,12 @@ class TpuSemaphore : public SyncObject {
   std::vector<const DmaRecord*> pending_;
 };
 
+/// The footprint entry of a signal of `s` (a thread's or a DMA's). Signals
+/// commute: count += n and the release joins add up in either order, and a
+/// signal blocks no one. Under dma_order=on_wait a signal also decides which
+/// queued DMA may run next (TpuSemaphore::starved), so there it is a write.
+Access signal_access(const TpuSemaphore& s);
+
 /// A semaphore of the kernel: one instance per (device, core).
 struct SemFamily {
   std::string name;

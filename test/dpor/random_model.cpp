@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checker/heddle.hpp"
+#include "models/gpu/barriers.hpp"
 
 namespace {
 using namespace heddle;
@@ -22,10 +23,27 @@ enum class Kind { load, store, fetch_add, cas, locked_inc, sem_wait, sem_signal,
                   // grandchildren, proxy fences, a counter await, a CAS loop, a semaphore
   // signalled by an async agent (its footprint has no unit token).
                   try_lock_inc, sem_signal2, sem_wait2, wide_locked, wide_racy, copy2,
-                  spawn_grandchild, fence, count_up, await_count, cas_loop, async_signal };
+                  spawn_grandchild, fence, count_up, await_count, cas_loop, async_signal,
+                  // mix=3 (with the basic kinds): commutative updates and what
+                  // observes them: counter adds and reads, a semaphore read,
+                  // mbarrier arrivals (with tx, and tx completed before it is
+                  // expected), parity waits and tests, named-barrier syncs.
+                  red_add, cnt_read, sem_peek, mb_arrive, mb_arrive_tx, mb_tx_first, mb_wait,
+                  mb_try, nb_sync, nb_arrive };
 constexpr int kBasicKinds = 12;
 constexpr int kMixKinds = 15;
 constexpr int kMix2Kinds = 27;
+constexpr int kMix3Kinds = 37;
+
+/// The op kinds generator `mix` draws from: mix=3 adds its own to the basic ones.
+Kind draw(int mix, int r) {
+  if (mix != 3) return static_cast<Kind>(r);
+  return static_cast<Kind>(r < kBasicKinds ? r : kMix2Kinds + (r - kBasicKinds));
+}
+int kinds(int mix) {
+  return mix == 3 ? kBasicKinds + (kMix3Kinds - kMix2Kinds)
+                  : mix == 2 ? kMix2Kinds : mix == 1 ? kMixKinds : kBasicKinds;
+}
 
 struct Op {
   Kind kind;
@@ -47,6 +65,9 @@ int cost(Kind k) {
     case Kind::copy2: return 3;             // two phases and the await
     case Kind::spawn_grandchild: return 3;  // child's fetch_add, grandchild's fetch_add and load
     case Kind::cas_loop: return 3;          // load and up to two CASes
+    case Kind::mb_arrive_tx: return 2;      // the arrival and the copy's complete_tx
+    case Kind::mb_tx_first: return 2;
+    case Kind::nb_sync: return 2;           // arrival and wait
     default: return 1;
   }
 }
@@ -58,7 +79,7 @@ std::vector<std::vector<Op>> generate(unsigned seed, int threads, int budget, in
   const bool barrier = pick(4) == 0;
   if (barrier) budget -= threads;
   for (int used = 0, stuck = 0; used < budget && stuck < 50;) {
-    auto k = static_cast<Kind>(pick(mix == 2 ? kMix2Kinds : mix == 1 ? kMixKinds : kBasicKinds));
+    auto k = draw(mix, pick(kinds(mix)));
     if (k == Kind::barrier) continue;
     if (used + cost(k) > budget) { ++stuck; continue; }
     auto& t = prog[static_cast<std::size_t>(pick(threads))];
@@ -81,10 +102,13 @@ struct World {
   Barrier* bar = nullptr;
   Buffer<int> plain;
   Buffer<int> wide;          // mix=2: 3 elements, accessed as [0,2) and [1,3)
-  Atomic<int>* cnt = nullptr;  // mix=2: counted up, awaited >= 2
+  Atomic<int>* cnt = nullptr;  // mix=2: counted up, awaited >= 2; mix=3: red.add
+  gpu::Mbarrier* mb = nullptr;     // mix=3: count 1 or 2, 4 tx bytes per tx arrival
+  gpu::NamedBarrier* nb = nullptr;  // mix=3: phases of two arrivals
 };
 
 void run_op2(World& w, const Op& op, int tid, int& copies, std::string& log);
+void run_op3(World& w, const Op& op, std::string& log);
 
 void run_op(World& w, const Op& op, int tid, int& copies, std::string& log) {
   auto& x = *w.x[static_cast<std::size_t>(op.a)];
@@ -260,6 +284,44 @@ void run_op2(World& w, const Op& op, int tid, int& copies, std::string& log) {
       issue("signal", {phase("signal", {touches(sem, true)}, [&sem] { sem.signal(); })});
       break;
     }
+    default: run_op3(w, op, log); break;
+  }
+}
+
+// An async copy that completes 4 transaction bytes on the mbarrier.
+void complete_tx_copy(gpu::Mbarrier& mb) {
+  mb.copy_issued(4);
+  issue("tx", {phase("complete_tx", {all_phases(mb.id())}, [&mb] { mb.complete_tx(4); })});
+}
+
+void run_op3(World& w, const Op& op, std::string& log) {
+  switch (op.kind) {
+    case Kind::red_add: w.cnt->add(1, op.a == 0 ? Order::relaxed : Order::release); break;
+    case Kind::cnt_read: log += std::to_string(w.cnt->load()) + ","; break;
+    case Kind::sem_peek: {  // a visible read of the count between signals
+      Semaphore& sem = *w.sem;
+      await([] { return true; }, {&sem}, "sem_read");
+      log += "s" + std::to_string(sem.count()) + ",";
+      break;
+    }
+    case Kind::mb_arrive: w.mb->arrive(); break;
+    case Kind::mb_arrive_tx:
+      w.mb->arrive_expect_tx(4);
+      complete_tx_copy(*w.mb);
+      break;
+    case Kind::mb_tx_first:  // tx goes below zero until the arrival expects it
+      complete_tx_copy(*w.mb);
+      w.mb->arrive_expect_tx(4);
+      break;
+    case Kind::mb_wait:
+      w.mb->wait_parity(static_cast<std::uint32_t>(op.b % 2));
+      log += "w" + std::to_string(w.mb->phase()) + ",";
+      break;
+    case Kind::mb_try:
+      log += w.mb->try_wait_parity(static_cast<std::uint32_t>(op.b % 2)) ? "y," : "n,";
+      break;
+    case Kind::nb_sync: w.nb->sync(2); break;
+    case Kind::nb_arrive: w.nb->arrive(2); break;
     default: throw ModelError("[heddle bug] test/random: unknown op kind");
   }
 }
@@ -272,8 +334,10 @@ const Registration random_model =
         .param("mix", 0,
                "1: also awaits on multi-writer predicates and spawned children; 2: also "
                "try_lock, signal(2), wait pairs, overlapping buffer ranges, two-phase copies, "
-               "grandchildren, proxy fences, a counter await, a CAS loop and async signals",
-               0, 2)
+               "grandchildren, proxy fences, a counter await, a CAS loop and async signals; 3: "
+               "the basic kinds with commutative updates (counter adds, semaphore reads, "
+               "mbarrier arrivals and tx, parity waits, named-barrier syncs)",
+               0, 3)
         .body([](const Params& p) {
           const int threads = static_cast<int>(p.get_int("threads"));
           auto prog = generate(static_cast<unsigned>(p.get_int("seed")), threads,
@@ -284,9 +348,13 @@ const Registration random_model =
           w.sem = &make<Semaphore>("sem", static_cast<std::uint32_t>(p.get_int("seed") % 2));
           w.bar = &make<Barrier>("bar", static_cast<std::uint32_t>(threads));
           w.plain = buffer<int>("plain", 1, 0);
-          if (p.get_int("mix") == 2) {
+          if (p.get_int("mix") >= 2) {
             w.wide = buffer<int>("wide", 3, 0);
             w.cnt = &make<Atomic<int>>("cnt", 0);
+          }
+          if (p.get_int("mix") == 3) {
+            w.mb = &make<gpu::Mbarrier>("mb", static_cast<std::uint32_t>(1 + p.get_int("seed") % 2));
+            w.nb = &make<gpu::NamedBarrier>("nb");
           }
           for (int t = 0; t < threads; ++t)
             spawn("T" + std::to_string(t), [&w, ops = prog[static_cast<std::size_t>(t)], t] {
@@ -304,6 +372,7 @@ const Registration random_model =
             observe("wide", std::to_string(w.wide.raw(0)) + std::to_string(w.wide.raw(1)) +
                                 std::to_string(w.wide.raw(2)));
             observe("cnt", std::to_string(w.cnt->peek()));
+            if (w.mb != nullptr) observe("mb", std::to_string(w.mb->phase()));
           });
         });
 

@@ -28,7 +28,7 @@ inline bool same_footprint(const Footprint& a, const Footprint& b) noexcept {
     const Access& x = a[k];
     const Access& y = b[k];
     if (x.object != y.object || x.lo != y.lo || x.hi != y.hi || x.write != y.write ||
-        x.token != y.token || x.before != y.before)
+        x.token != y.token || x.before != y.before || x.update != y.update)
       return false;
   }
   return true;
@@ -108,6 +108,29 @@ bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t en
     if (conflict(steps[k], j) && !follows_i(k))
       return true;
   return false;
+}
+
+/// For a take `take` (token -1) of a resource that was not pending when step
+/// i ran: true when a unit may be left for it right before i. Every
+/// operation on the resource after i that conflicts with i happens after i
+/// and stays there, so the count before i decides (i's own record, else the
+/// last counted operation before it), except for a commutative give (a
+/// semaphore signal) in (i, end) that does not follow i (`follows_i(k)`):
+/// it may move before i with the take, so a unit is assumed (a schedule
+/// whose take then blocks is given up when reached). `Step` is Event or EventInfo.
+template <class Step, class FollowsI>
+bool token_available(const std::vector<Step>& steps, const Access& take, std::size_t i,
+                     std::size_t end, FollowsI follows_i) {
+  for (std::size_t k = i + 1; k < end; ++k)
+    for (const auto& a : steps[k].footprint)
+      if (a.object == take.object && a.update != 0 && a.token > 0 && !follows_i(k)) return true;
+  for (const auto& a : steps[i].footprint)
+    if (a.object == take.object && a.before >= 0) return a.before >= 1;  // i counted it
+  for (std::size_t k = i; k-- > 0;)
+    for (const auto& a : steps[k].footprint)
+      if (a.object == take.object && a.token != 0)
+        return a.before >= 0 ? a.before + a.token >= 1 : a.token > 0;
+  return true;  // never taken: available from the start
 }
 
 /// True when `p` (an agent whose next event is `pe`) is a weak initial of

@@ -141,7 +141,8 @@ void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std
   if (declared && k < n)
     for (const Access& a : declared_footprint(k))
       if (std::none_of(e.footprint.begin(), e.footprint.end(), [&](const Access& b) {
-            return b.object == a.object && b.lo == a.lo && b.hi == a.hi && b.write == a.write;
+            return b.object == a.object && b.lo == a.lo && b.hi == a.hi && b.write == a.write &&
+                   b.update == a.update;
           }))
         out.footprint.push_back(a);
   out.conditional = conditional_at(n, k);
@@ -243,19 +244,6 @@ void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
   }
 }
 
-bool OptimalDpor::token_available(const std::vector<Event>& trace, const Access& take,
-                                  std::size_t i) const {
-  // Every later operation that changes the resource conflicts with i, so it
-  // happens after i and is not in v: the resource is as it was before i.
-  for (const auto& a : trace[i].footprint)
-    if (a.object == take.object && a.before >= 0) return a.before >= 1;  // i counted it
-  for (std::size_t k = i; k-- > 0;)
-    for (const auto& a : trace[k].footprint)
-      if (a.object == take.object && a.token != 0)
-        return a.before >= 0 ? a.before + a.token >= 1 : a.token > 0;
-  return true;  // never taken: available from the start
-}
-
 bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std::size_t j) const {
   if (!conditional_at(trace.size(), j)) return true;
   // If j was already pending when i ran, the enabled set there says whether
@@ -277,7 +265,10 @@ bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std
   // when a unit was left there (see token_available).
   const Footprint& fp = j < trace.size() ? declared_footprint(j) : ej.footprint;
   for (const auto& a : fp)
-    if (a.token < 0 && !token_available(trace, a, i)) return false;
+    if (a.token < 0 && !token_available(trace, a, i, std::min(j, trace.size()), [&](std::size_t k) {
+          return happens_before(trace[i], k);
+        }))
+      return false;
   return true;
 }
 

@@ -86,8 +86,6 @@ class OptimalDpor {
   bool conditional_at(std::size_t n, std::size_t k) const {
     return k < n ? path_[k].conditional : pending_[k - n].conditional;
   }
-  /// True when a unit of `take`'s resource was left just before position i.
-  bool token_available(const std::vector<Event>& trace, const Access& take, std::size_t i) const;
   void collect_pending(const Execution& ex);
   /// Builds objects_ for the finished trace.
   void index_objects(const std::vector<Event>& trace);

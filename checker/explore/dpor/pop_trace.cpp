@@ -197,19 +197,6 @@ bool RaceFinder::reaches_through(const FinishedTrace& t, std::size_t i, std::siz
   return false;
 }
 
-bool RaceFinder::token_available(const FinishedTrace& t, const Access& take,
-                                 std::size_t i) const {
-  // Every later operation that changes the resource conflicts with i, so it
-  // happens after i and is not moved: the resource is as it was before i.
-  for (const auto& a : t.events[i].footprint)
-    if (a.object == take.object && a.before >= 0) return a.before >= 1;  // i counted it
-  for (std::size_t k = i; k-- > 0;)
-    for (const auto& a : t.events[k].footprint)
-      if (a.object == take.object && a.token != 0)
-        return a.before >= 0 ? a.before + a.token >= 1 : a.token > 0;
-  return true;  // never taken: available from the start
-}
-
 bool RaceFinder::reversible(const FinishedTrace& t, std::size_t i, std::size_t j) const {
   const EventInfo& ej = t.events[j];
   if (!ej.conditional) return true;
@@ -229,7 +216,9 @@ bool RaceFinder::reversible(const FinishedTrace& t, std::size_t i, std::size_t j
   }
   const Footprint& fp = j < t.real ? t.declared[j] : ej.footprint;
   for (const auto& a : fp)
-    if (a.token < 0 && !token_available(t, a, i)) return false;
+    if (a.token < 0 && !token_available(t.events, a, i, std::min(j, t.real),
+                                        [&](std::size_t k) { return t.happens_before(i, k); }))
+      return false;
   return true;
 }
 

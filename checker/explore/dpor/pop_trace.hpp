@@ -92,8 +92,6 @@ class RaceFinder {
   bool reaches_through(const FinishedTrace& t, std::size_t i, std::size_t j) const;
   /// True when j (a conditional operation) could run right before i.
   bool reversible(const FinishedTrace& t, std::size_t i, std::size_t j) const;
-  /// True when a unit of `take`'s resource was left just before position i.
-  bool token_available(const FinishedTrace& t, const Access& take, std::size_t i) const;
 
   ObjectIndex objects_;  // positions per object of the trace analysed
   std::vector<std::uint32_t> cand_;
