@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checker/heddle.hpp"
 
 namespace heddle::gpu {
@@ -121,10 +123,32 @@ void Mbarrier::observed(std::source_location) {
   Execution::current().refine_access(phase_read(id(), c > 0 ? c - 1 : 0, c));
 }
 
+void Mbarrier::note_landing(std::string what, std::source_location issued_at) {
+  landings_.push_back({std::move(what), issued_at, phase()});
+  if (exit_check_) return;
+  exit_check_ = true;
+  at_exit([this] { check_landings(); });
+}
+
+void Mbarrier::check_landings() const {
+  for (const Landing& l : landings_) {
+    if (observed_ > l.phase) continue;
+    Execution::current().fail(
+        Verdict::async_error,
+        fmt::format("{} issued at {} was never waited for", l.what, where(l.issued_at)),
+        {fmt::format("it completed into phase {} of mbarrier {}, and no thread's try_wait / "
+                     "wait saw that phase complete before the kernel ended (its shared memory "
+                     "may be read or freed before the copy lands)",
+                     l.phase, name())});
+    return;
+  }
+}
+
 void Mbarrier::acquire_passed(std::uint32_t parity) {
   // The preceding phase (number phase()-1) has the waited parity; before the
   // first completion, parity 1 names the phase "before" init: nothing to acquire.
   (void)parity;
+  observed_ = std::max<std::uint64_t>(observed_, phase());
   if (!completed_.empty()) Execution::current().acquire(completed_.back());
 }
 

@@ -59,6 +59,9 @@ class Mbarrier : public SyncObject {
   void copy_issued(std::uint32_t bytes);
   /// complete_tx by a copy's phase (release semantics, PTX cp.async.bulk).
   void complete_tx(std::uint32_t bytes);
+  /// A copy's complete_tx is about to land: remembers which phase it lands in,
+  /// so the kernel-exit check can tell whether anyone waited for it.
+  void note_landing(std::string what, std::source_location issued_at);
   /// Phases completed so far (the current phase's number).
   std::uint64_t phase() const noexcept { return completed_.size(); }
   /// True when try_wait.parity `parity` would succeed now.
@@ -76,6 +79,18 @@ class Mbarrier : public SyncObject {
   ArrivalLedger ledger_;
   SyncClock gathering_;
   std::vector<SyncClock> completed_;  // completed_[p]: releases into phase p
+  /// A copy that completed into a phase (PTX ISA 9.7.9.25: an mbarrier-completed
+  /// copy is tracked by its mbarrier, not by bulk async-groups).
+  struct Landing {
+    std::string what;
+    std::source_location issued_at;
+    std::uint64_t phase = 0;
+  };
+  std::vector<Landing> landings_;
+  std::uint64_t observed_ = 0;  // phases a successful wait or test has seen complete
+  bool exit_check_ = false;     // the kernel-exit check is registered
+  /// Kernel exit: every landing's phase was seen complete by some wait.
+  void check_landings() const;
 };
 
 }  // namespace heddle::gpu

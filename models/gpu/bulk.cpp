@@ -229,6 +229,7 @@ void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_loca
           access(src, false, Proxy::async, "bulk_load.read_gmem", loc);
           access(dst, true, Proxy::async, "bulk_load.write_smem", loc);
           std::memmove(data(dst), data(src), dst.bytes());
+          b->note_landing("bulk load " + self_async().name, loc);
           b->complete_tx(static_cast<std::uint32_t>(dst.bytes()));
         })},
         loc);
@@ -258,10 +259,12 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
                       std::memmove(data(dst), data(st->dst), dst.bytes());
                       o->write_done = true;
                       Execution::current().release(o->write_clock);
+                      b->note_landing("tensor load " + o->name(), loc);
                       b->complete_tx(static_cast<std::uint32_t>(dst.bytes()));
                     })},
         loc);
-  t.bulk.uncommitted.push_back(o);
+  // Not in a bulk async-group: an mbarrier-completed copy is tracked by its
+  // mbarrier (PTX ISA 9.7.9.25, completion mechanisms); see note_landing.
 }
 
 void bulk_store(const Span& dst, const Span& src, std::source_location loc) {

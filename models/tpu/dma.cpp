@@ -76,20 +76,26 @@ std::string agent_name(const std::string& kind, std::source_location loc) {
   return fmt::format("{}.{}", Mesh::current().core_name(c.device, c.core), kind);
 }
 
-// Marks the DMA whose signal a wait on `sem` consumed as waited: `own` when
-// it signals `sem`, else the oldest unwaited DMA signalling `sem`.
-void mark_waited(TpuSemaphore& sem, DmaRecord* own, bool send_side) {
+// Marks the DMAs whose signals a wait of `value` units on `sem` consumed as
+// waited, as the hardware counts them: `own` first when it signals `sem`,
+// then the oldest unwaited DMAs that signalled `sem`, until their bytes
+// cover `value` (one wait may cover several DMAs of one semaphore).
+void mark_waited(TpuSemaphore& sem, DmaRecord* own, bool send_side, std::uint64_t value) {
   auto unwaited = [&](DmaRecord& r) {
     TpuSemaphore* s = send_side ? r.send_sem : r.recv_sem;
     bool waited = send_side ? r.send_waited : r.recv_waited;
     return s == &sem && !waited;
   };
-  auto mark = [&](DmaRecord& r) { (send_side ? r.send_waited : r.recv_waited) = true; };
-  if (own && unwaited(*own)) return mark(*own);
+  std::uint64_t covered = 0;
+  auto mark = [&](DmaRecord& r) {
+    (send_side ? r.send_waited : r.recv_waited) = true;
+    covered += r.bytes;
+  };
+  if (own && unwaited(*own)) mark(*own);
   for (auto& r : Mesh::current().dmas())
-    if (unwaited(*r) && (send_side ? r->sent : r->received)) return mark(*r);
+    if (covered < value && unwaited(*r) && (send_side ? r->sent : r->received)) mark(*r);
   for (auto& r : Mesh::current().dmas())
-    if (unwaited(*r)) return mark(*r);
+    if (covered < value && unwaited(*r)) mark(*r);
 }
 
 std::uint32_t byte_size(const Place& p) {
@@ -146,7 +152,7 @@ void AsyncCopy::start(std::source_location loc) {
 
 void AsyncCopy::wait(std::source_location loc) {
   sem_->wait(bytes_, "dma_wait", loc);
-  mark_waited(*sem_, started_, true);
+  mark_waited(*sem_, started_, true, bytes_);
 }
 
 AsyncRemoteCopy::AsyncRemoteCopy(Place src, Place dst, TpuSemaphore& send_sem,
@@ -217,12 +223,12 @@ void AsyncRemoteCopy::start(std::source_location loc) {
 
 void AsyncRemoteCopy::wait_send(std::source_location loc) {
   send_sem_->wait(bytes_, "wait_send", loc);
-  mark_waited(*send_sem_, started_, true);
+  mark_waited(*send_sem_, started_, true, bytes_);
 }
 
 void AsyncRemoteCopy::wait_recv(std::source_location loc) {
   recv_here_->wait(bytes_, "wait_recv", loc);
-  mark_waited(*recv_here_, nullptr, false);
+  mark_waited(*recv_here_, nullptr, false, bytes_);
 }
 
 }  // namespace heddle::tpu

@@ -100,3 +100,23 @@ const auto cores = kernel("test/tpu_cores", "two cores of one device share HBM")
     });
 
 }  // namespace
+
+// One core starts two local DMAs of one element each, both signalling one
+// semaphore, and waits once with a descriptor of both elements (as a
+// kernel that copies a block in two halves and waits for the block does).
+const auto one_wait = kernel("test/tpu_one_wait_two_dmas", "one wait whose bytes cover two DMAs")
+    .flag("covering", true, "wait with the two-element descriptor (else a one-element one)")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 1, DmaOrder::any, {}});
+      const bool covering = p.get_bool("covering");
+      auto src = hbm<int>("src", 2), dst = vmem<int>("dst", 2);
+      auto sem = dma_semaphore("sem");
+      mesh.launch([=] {
+        make_async_copy(src.slice(0, 1), dst.slice(0, 1), sem).start();
+        make_async_copy(src.slice(1, 1), dst.slice(1, 1), sem).start();
+        if (covering)
+          make_async_copy(src, dst, sem).wait();  // waits for 2 elements' bytes
+        else
+          make_async_copy(src.slice(0, 1), dst.slice(0, 1), sem).wait();
+      });
+    });

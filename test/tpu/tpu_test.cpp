@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,18 @@ TEST_CASE("unwaited DMAs and non-zero semaphores at exit are all reported, with 
                    {{"wait_recv", "true"}, {"local_wait", "true"}, {"extra_signal", "false"}});
   CHECK(clean.verdict == Verdict::ok);
   CHECK(clean.exhaustive);
+}
+
+TEST_CASE("one wait whose byte count covers two DMAs waits both", "[tpu]") {
+  // Two one-element DMAs signal one semaphore; a two-element descriptor's
+  // wait takes both their bytes, so both are waited (the exit check used to
+  // mark only one and report the other as never waited).
+  auto both = test::outcomes("test/tpu_one_wait_two_dmas", {{"covering", "true"}}, RunConfig{});
+  CHECK(both.verdicts == std::set<std::string>{"ok"});
+  CHECK(both.result.exhaustive);
+  // A one-element wait leaves one DMA unwaited: reported, in every order.
+  auto one = test::outcomes("test/tpu_one_wait_two_dmas", {{"covering", "false"}}, RunConfig{});
+  CHECK(one.verdicts == std::set<std::string>{"async_error"});
 }
 
 TEST_CASE("remote semaphore signals order the data they publish", "[tpu]") {
