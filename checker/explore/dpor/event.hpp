@@ -44,6 +44,17 @@ inline bool same_event(const EventInfo& a, const EventInfo& b) noexcept {
   return same_footprint(a.footprint, b.footprint);
 }
 
+/// True when `fp` holds a plain write (not a commutative update) of every
+/// byte `entry` names: every earlier access conflicting with `entry`
+/// conflicts with it too (ObjectIndex::candidates stops there).
+inline bool covers(const Footprint& fp, const Access& entry) noexcept {
+  for (const Access& x : fp)
+    if (x.object == entry.object && x.write && x.update == 0 && x.lo <= entry.lo &&
+        entry.hi <= x.hi)
+      return true;
+  return false;
+}
+
 /// The conflict predicate every explorer and minimization use: steps of two
 /// different agents whose footprints conflict (checker/engine/op.hpp).
 /// `A` and `B` are Event or EventInfo.

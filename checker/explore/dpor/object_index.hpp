@@ -29,14 +29,29 @@ class ObjectIndex {
   /// Fills `out` with the positions below `limit` that touch an object of
   /// `fp`, ascending, each once.
   void candidates(const Footprint& fp, std::size_t limit, std::vector<std::uint32_t>& out) const {
+    candidates(fp, limit, out, [](std::uint32_t, const Access&) { return false; });
+  }
+  /// Same, but an object's positions are visited newest first and stop after
+  /// one that `covers(position, entry)`: a plain write of the entry's bytes,
+  /// which every earlier access to those bytes happens before (their clocks
+  /// joined into it), so nothing earlier on that object adds a clock or an
+  /// immediate race. Keeps one long execution's analysis linear.
+  template <class Covers>
+  void candidates(const Footprint& fp, std::size_t limit, std::vector<std::uint32_t>& out,
+                  Covers covers) const {
     out.clear();
     for (const auto& a : fp) {
       const std::size_t o = index(a.object);
       if (o >= by_object_.size()) continue;
-      for (std::uint32_t i : by_object_[o]) {
-        if (i >= limit) break;
+      const auto& list = by_object_[o];
+      const std::size_t first = out.size();
+      auto end = std::lower_bound(list.begin(), list.end(), static_cast<std::uint32_t>(limit));
+      for (auto it = end; it != list.begin();) {
+        const std::uint32_t i = *--it;
         out.push_back(i);
+        if (covers(i, a)) break;
       }
+      std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
     }
     if (fp.size() > 1) {  // several objects: visit each earlier event once, in order
       std::sort(out.begin(), out.end());

@@ -208,8 +208,12 @@ void OptimalDpor::index_objects(const std::vector<Event>& trace) {
   for (std::size_t k = 0; k < trace.size(); ++k) objects_.add(k, trace[k].footprint);
 }
 
-void OptimalDpor::candidates(const Footprint& fp, std::size_t limit) {
-  objects_.candidates(fp, limit, cand_);
+void OptimalDpor::candidates(const std::vector<Event>& trace, const Footprint& fp,
+                             std::size_t limit, bool stop_at_cover) {
+  if (!stop_at_cover) return objects_.candidates(fp, limit, cand_);
+  objects_.candidates(fp, limit, cand_, [&](std::uint32_t i, const Access& a) {
+    return covers(trace[i].footprint, a);
+  });
 }
 
 void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
@@ -237,7 +241,7 @@ void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
     std::fill(row, row + stride_, 0u);
     if (prev_pos_[k] >= 0) join(static_cast<std::size_t>(prev_pos_[k]));
     if (e.agent_event == 0 && e.created_by >= 0) join(static_cast<std::size_t>(e.created_by));
-    candidates(e.footprint, std::min(k, real));
+    candidates(trace, e.footprint, std::min(k, real), true);
     for (std::uint32_t i : cand_)
       if (conflict(trace[i], e)) join(i);
     row[index(e.agent)] = e.agent_event + 1;
@@ -278,7 +282,7 @@ void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t fro
     const Event& ej = at(trace, j);
     const std::int32_t pp = prev_pos_[j];
     const std::int32_t cb = ej.agent_event == 0 ? ej.created_by : -1;
-    candidates(ej.footprint, std::min(j, trace.size()));
+    candidates(trace, ej.footprint, std::min(j, trace.size()), !conditional_at(trace.size(), j));
     for (std::uint32_t ci : cand_) {
       const std::size_t i = ci;
       const Event& ei = trace[i];

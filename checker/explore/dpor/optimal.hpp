@@ -93,8 +93,10 @@ class OptimalDpor {
   const Footprint& declared_footprint(std::size_t k) const {
     return tree_.event_by_id(path_[k].declared).footprint;
   }
-  /// Fills cand_ with the positions below `limit` that touch an object of `fp`, ascending.
-  void candidates(const Footprint& fp, std::size_t limit);
+  /// Fills cand_ with the positions below `limit` that touch an object of `fp`,
+  /// ascending; with `stop_at_cover`, none before an object's last covering write.
+  void candidates(const std::vector<Event>& trace, const Footprint& fp, std::size_t limit,
+                  bool stop_at_cover);
   void compute_clocks(const std::vector<Event>& trace);
   void analyse_races(const std::vector<Event>& trace, std::size_t from, std::size_t to);
   /// True when i happens before another event of cand_ (after i) that

@@ -117,8 +117,12 @@ void RaceFinder::index_objects(const FinishedTrace& t) {
   for (std::size_t k = 0; k < t.real; ++k) objects_.add(k, t.events[k].footprint);
 }
 
-void RaceFinder::candidates(const Footprint& fp, std::size_t limit) {
-  objects_.candidates(fp, limit, cand_);
+void RaceFinder::candidates(const FinishedTrace& t, const Footprint& fp, std::size_t limit,
+                            bool stop_at_cover) {
+  if (!stop_at_cover) return objects_.candidates(fp, limit, cand_);
+  objects_.candidates(fp, limit, cand_, [&](std::uint32_t i, const Access& a) {
+    return covers(t.events[i].footprint, a);
+  });
 }
 
 void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, std::size_t same) {
@@ -150,7 +154,7 @@ void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, s
     };
     if (t.prev_pos[k] >= 0) join(static_cast<std::size_t>(t.prev_pos[k]));
     if (e.agent_event == 0 && t.created_by[k] >= 0) join(static_cast<std::size_t>(t.created_by[k]));
-    candidates(e.footprint, std::min(k, t.real));
+    candidates(t, e.footprint, std::min(k, t.real), true);
     for (std::uint32_t i : cand_)
       if (conflict(t.events[i], e)) join(i);
     row[index(e.agent)] = e.agent_event + 1;
@@ -169,7 +173,9 @@ void RaceFinder::races_of(const FinishedTrace& t, std::size_t j, std::vector<Rac
   const EventInfo& ej = t.events[j];
   const std::int32_t pp = t.prev_pos[j];
   const std::int32_t cb = ej.agent_event == 0 ? t.created_by[j] : -1;
-  candidates(ej.footprint, std::min(j, t.real));
+  // An operation that may block races with earlier events than the last
+  // covering write (the other lock, not the unlock between): all of them.
+  candidates(t, ej.footprint, std::min(j, t.real), !ej.conditional);
   for (std::uint32_t ci : cand_) {
     const std::size_t i = ci;
     const EventInfo& ei = t.events[i];

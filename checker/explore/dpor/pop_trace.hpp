@@ -85,8 +85,10 @@ class RaceFinder {
 
  private:
   void index_objects(const FinishedTrace& t);
-  /// Fills cand_ with the positions below `limit` that touch an object of `fp`, ascending.
-  void candidates(const Footprint& fp, std::size_t limit);
+  /// Fills cand_ with the positions below `limit` that touch an object of `fp`,
+  /// ascending; with `stop_at_cover`, none before an object's last covering write.
+  void candidates(const FinishedTrace& t, const Footprint& fp, std::size_t limit,
+                  bool stop_at_cover);
   void races_of(const FinishedTrace& t, std::size_t j, std::vector<Race>& out);
   /// True when i happens before a later event of cand_ that conflicts with j.
   bool reaches_through(const FinishedTrace& t, std::size_t i, std::size_t j) const;
