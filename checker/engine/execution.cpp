@@ -337,6 +337,30 @@ void Execution::run_async_step(AsyncAgent& a) {
   }
 }
 
+void Execution::complete_now(AgentId id) {
+  Agent& agent = *agents_.at(index(id));
+  if (agent.kind != Agent::Kind::async)
+    throw std::logic_error("[heddle bug] complete_now on an agent that is not async");
+  auto& a = static_cast<AsyncAgent&>(agent);
+  Agent* was = running_;
+  while (!a.finished) {
+    running_ = &a;
+    try {
+      auto& phase = a.phases[a.next];
+      if (phase.effect) phase.effect();
+    } catch (const ModelError& e) {
+      fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
+    }
+    if (++a.next == a.phases.size()) {
+      a.finished = true;
+      ready_[index(a.id)] = kIdle;
+    } else {
+      a.load_next();
+    }
+  }
+  running_ = was;
+}
+
 void Execution::run_exit_checks() {
   running_ = nullptr;
   for (auto& check : exit_checks_) {

@@ -75,6 +75,11 @@ class Execution {
   AgentId spawn(std::string name, std::function<void()> body);
   /// Creates an async agent issued by the current agent (or the host in setup).
   AgentId issue(std::string name, std::vector<Phase> phases, std::source_location loc);
+  /// Runs every remaining phase of async agent `id` now, inside the running
+  /// step, as that agent (a copy whose effect happens at issue, as an eager
+  /// DMA's does): its accesses and releases stay its own, so the issuer's
+  /// later accesses are ordered after them only through a wait.
+  void complete_now(AgentId id);
   /// Registers a named object (sync object or region) and returns its id.
   ObjectId add_object(std::string&& name);
   const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }

@@ -140,7 +140,6 @@ void AsyncCopy::start(std::source_location loc) {
   rec->agent = agent_name("dma", loc);
   DmaRecord& r = mesh.add_dma(std::move(rec));
   started_ = &r;
-  if (mesh.dma_order() == DmaOrder::eager) return do_copy(r);
   std::function<bool()> when;
   if (on_wait) {
     sem_->pending().push_back(&r);
@@ -148,6 +147,9 @@ void AsyncCopy::start(std::source_location loc) {
   }
   auto id = heddle::issue(r.agent, {phase("dma.copy", all, [&r] { do_copy(r); }, when)}, loc);
   r.agent = Execution::current().agents()[index(id)]->name;
+  // eager: the copy happens at start, as the DMA (not as this thread), so
+  // reading dst before the wait still races, as JAX's eager mode reports.
+  if (mesh.dma_order() == DmaOrder::eager) Execution::current().complete_now(id);
 }
 
 void AsyncCopy::wait(std::source_location loc) {
@@ -203,10 +205,6 @@ void AsyncRemoteCopy::start(std::source_location loc) {
   rec->agent = agent_name(fmt::format("rdma.to{}", target_), loc);
   DmaRecord& r = mesh.add_dma(std::move(rec));
   started_ = &r;
-  if (eager) {
-    do_send(r);
-    return do_recv(r);
-  }
   std::function<bool()> send_when, recv_when;
   if (on_wait) {
     send_sem_->pending().push_back(&r);
@@ -219,6 +217,7 @@ void AsyncRemoteCopy::start(std::source_location loc) {
                                     phase("rdma.recv", recv, [&r] { do_recv(r); }, recv_when)},
                           loc);
   r.agent = Execution::current().agents()[index(id)]->name;
+  if (eager) Execution::current().complete_now(id);  // both sides at start, as the DMA
 }
 
 void AsyncRemoteCopy::wait_send(std::source_location loc) {

@@ -120,3 +120,22 @@ const auto one_wait = kernel("test/tpu_one_wait_two_dmas", "one wait whose bytes
           make_async_copy(src.slice(0, 1), dst.slice(0, 1), sem).wait();
       });
     });
+
+// start; read dst; wait (or, with wait_first, start; wait; read dst).
+const auto read_before_wait =
+    kernel("test/tpu_read_before_wait", "a core reads a DMA's destination before waiting it")
+        .flag("wait_first", false, "wait the DMA before reading its destination")
+        .choice("dma_order", "any", dma_order_names(), "DMA completion policy")
+        .body([](const Params& p) {
+          auto& mesh = make<Mesh>(MeshConfig{1, 1, parse_dma_order(p.get("dma_order")), {}});
+          const bool wait_first = p.get_bool("wait_first");
+          auto src = hbm<int>("src", 1), dst = vmem<int>("dst", 1);
+          auto sem = dma_semaphore("sem");
+          mesh.launch([=] {
+            auto copy = make_async_copy(src, dst, sem);
+            copy.start();
+            if (wait_first) copy.wait();
+            observe("read", std::to_string(dst.load(0)));
+            if (!wait_first) copy.wait();
+          });
+        });
