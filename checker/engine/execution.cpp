@@ -321,6 +321,11 @@ Ending Execution::run(Strategy& strategy) {
 }
 
 void Execution::run_async_step(AsyncAgent& a) {
+  run_phase(a);
+  running_ = nullptr;
+}
+
+void Execution::run_phase(AsyncAgent& a) {
   running_ = &a;
   try {
     auto& phase = a.phases[a.next];
@@ -328,7 +333,6 @@ void Execution::run_async_step(AsyncAgent& a) {
   } catch (const ModelError& e) {
     fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
   }
-  running_ = nullptr;
   if (++a.next == a.phases.size()) {
     a.finished = true;
     ready_[index(a.id)] = kIdle;
@@ -343,21 +347,7 @@ void Execution::complete_now(AgentId id) {
     throw std::logic_error("[heddle bug] complete_now on an agent that is not async");
   auto& a = static_cast<AsyncAgent&>(agent);
   Agent* was = running_;
-  while (!a.finished) {
-    running_ = &a;
-    try {
-      auto& phase = a.phases[a.next];
-      if (phase.effect) phase.effect();
-    } catch (const ModelError& e) {
-      fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
-    }
-    if (++a.next == a.phases.size()) {
-      a.finished = true;
-      ready_[index(a.id)] = kIdle;
-    } else {
-      a.load_next();
-    }
-  }
+  while (!a.finished) run_phase(a);
   running_ = was;
 }
 

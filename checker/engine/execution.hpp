@@ -182,6 +182,8 @@ class Execution {
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
   void run_async_step(AsyncAgent& a);
+  /// Runs `a`'s next phase as `a` (running_ stays `a`).
+  void run_phase(AsyncAgent& a);
   void handle_fault(ThreadAgent& t, FiberFault why);
   void report_deadlock();
   void report_step_limit();
