@@ -75,7 +75,9 @@ struct block;
 struct statement : pg::sor<block, loc, pragma, reg_decl, var_decl, label, instruction> {};
 struct block_open : pg::one<'{'> {};
 struct block_close : pg::one<'}'> {};
-struct block : pg::seq<block_open, ws, pg::star<statement, ws>, block_close> {};
+/// Inside a body every statement must parse: an error points at its line.
+struct block : pg::seq<block_open, ws, pg::star<pg::not_at<block_close>, pg::must<statement>, ws>,
+                       block_close> {};
 
 // ---- module level (PTX ISA 11) ----
 struct param : pg::seq<TAO_PEGTL_STRING(".param"), ws, pg::star<var_attr, ws>, name, pg::opt<array>> {};

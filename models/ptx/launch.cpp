@@ -171,6 +171,12 @@ std::string LaunchState::shared_name(int cta, std::uint32_t addr) const {
 
 void LaunchState::observe_buffers() const {
   for (const auto& [name, view] : buffers_) {
+    if (view.size() <= 64) {  // small buffers in full (hex bytes), larger ones hashed
+      std::string hex;
+      for (std::size_t i = 0; i < view.size(); ++i) hex += fmt::format("{:02x}", view.raw(i));
+      observe(name, hex);
+      continue;
+    }
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the contents
     for (std::size_t i = 0; i < view.size(); ++i) h = (h ^ view.raw(i)) * 1099511628211ull;
     observe(name, fmt::format("{:016x}", h));
