@@ -88,7 +88,7 @@ std::uint64_t int_op(const Instr& in, std::uint64_t a, std::uint64_t b, std::uin
   const Type& t = in.type;
   std::int64_t x = as_int(a, t), y = as_int(b, t);
   std::uint64_t ux = truncate(a, t.bytes), uy = truncate(b, t.bytes);
-  bool s = t.is_signed(), wide = in.has("wide");
+  bool s = t.is_signed(), wide = in.wide;
   int bits = 8 * t.bytes;
   switch (in.op) {
     case Op::add: return a + b;
@@ -141,7 +141,7 @@ void Warp::alu(const Instr& in, int lane) {
       return set(A[0], lane, v, t);
     }
     case Op::setp: {
-      bool r = compare(in.mods.at(0), arg(1, t), arg(2, t), t);
+      bool r = compare(in.cmp, arg(1, t), arg(2, t), t);
       Type pred{Type::Kind::pred, 1};
       if (A[0].kind == Arg::Kind::pair) {
         set(A[0].elems.at(0), lane, r, pred);
@@ -153,12 +153,12 @@ void Warp::alu(const Instr& in, int lane) {
     case Op::cvt: return set(A[0], lane, convert(arg(1, in.type2), t, in.type2, in), t);
     case Op::cvta: {
       std::uint64_t v = arg(1, Type{Type::Kind::u, 8});
-      if (in.space == Space::shared) v = in.has("to") ? v - kSharedWindow : v + kSharedWindow;
+      if (in.space == Space::shared) v = in.to ? v - kSharedWindow : v + kSharedWindow;
       return set(A[0], lane, v, t);
     }
     default: break;
   }
-  bool wide = in.has("wide");
+  bool wide = in.wide;
   Type dst = wide ? Type{t.kind, t.bytes * 2} : t;
   std::uint64_t a = arg(1, t), b = A.size() > 2 ? arg(2, t) : 0;
   std::uint64_t c = A.size() > 3 ? arg(3, dst) : 0;

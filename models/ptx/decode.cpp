@@ -75,7 +75,7 @@ class Decoder {
   void collect() {
     scopes_.push_back(Scope{});
     std::vector<int> stack;
-    int index = 0, next = 0;
+    int index = 0;
     for (const Statement& s : f_.body) {
       int cur = stack.empty() ? 0 : stack.back();
       switch (s.kind) {
@@ -98,7 +98,6 @@ class Decoder {
         case Statement::Kind::loc: break;
       }
       scope_of_.push_back(stack.empty() ? 0 : stack.back());
-      (void)next;
     }
   }
 

@@ -123,6 +123,9 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
     if (m == "v2") in.vec = 2;
     if (m == "v4") in.vec = 4;
   }
+  in.wide = has(in.mods, "wide");
+  in.to = has(in.mods, "to");
+  if (in.op == Op::setp && !in.mods.empty()) in.cmp = in.mods.front();
   if (!types.empty()) in.type = types.front();
   if (types.size() > 1) in.type2 = types[1];
   if (in.op == Op::cvt && types.size() != 2) return false;

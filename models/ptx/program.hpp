@@ -71,6 +71,9 @@ struct Instr {
   bool guard_negated = false;
   std::vector<Arg> args;
   int target = -1;                // bra: instruction index
+  bool wide = false;              // .wide (mul, mad): decoded once, the ALU asks per lane
+  bool to = false;                // cvta.to
+  std::string cmp;                // setp's comparison
   int line = 0;                   // PTX line
   std::source_location loc;       // the report position (see location.hpp)
   bool has(const char* mod) const;

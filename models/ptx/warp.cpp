@@ -105,9 +105,7 @@ void Warp::set(const Arg& a, int lane, std::uint64_t v, const Type& t) {
 std::uint64_t Warp::address(const Arg& a, int lane) const {
   Type u64{Type::Kind::u, 8};
   if (a.kind == Arg::Kind::imm) return static_cast<std::uint64_t>(a.imm);
-  Arg base = a;
-  base.address = false;
-  return value(base, lane, u64) + static_cast<std::uint64_t>(a.kind == Arg::Kind::symbol ? a.imm : a.imm);
+  return value(a, lane, u64) + static_cast<std::uint64_t>(a.imm);
 }
 
 std::pair<Region*, std::size_t> Warp::memory(const Instr& in, const Arg& a, int lane, Space space,
