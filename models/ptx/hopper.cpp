@@ -165,7 +165,8 @@ void elect(Warp& w, const Instr& in, std::uint32_t exec) {
 
 }  // namespace
 
-void atomic(Warp& w, const Instr& in, std::uint32_t exec);  // atomics.cpp
+void atomic(Warp& w, const Instr& in, std::uint32_t exec);    // atomics.cpp
+void cp_async(Warp& w, const Instr& in, std::uint32_t exec);  // cp_async.cpp
 
 bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
   int l = first_lane(exec);
@@ -206,6 +207,9 @@ bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
     case Op::elect: elect(w, in, exec); return true;
     case Op::atom:
     case Op::red: atomic(w, in, exec); return true;
+    case Op::cp_async:
+    case Op::cp_async_commit:
+    case Op::cp_async_wait: cp_async(w, in, exec); return true;
     default: return false;
   }
 }

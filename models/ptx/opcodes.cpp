@@ -76,6 +76,12 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
     if (at(2, "tensor") && has(m, "mbarrier::complete_tx::bytes")) return Op::tma_load;
     return std::nullopt;
   }
+  if (base == "cp" && at(0, "async")) {  // Ampere cp.async (PTX ISA 9.7.9.24)
+    if (at(1, "commit_group")) return Op::cp_async_commit;
+    if (at(1, "wait_group") || at(1, "wait_all")) return Op::cp_async_wait;
+    if ((at(1, "ca") || at(1, "cg")) && has(m, "global")) return Op::cp_async;
+    return std::nullopt;
+  }
   if (base == "tensormap") {
     if (at(0, "replace") && has(m, "global_address")) return Op::tensormap_replace;
     if (at(0, "cp_fenceproxy")) return Op::tensormap_cp_fenceproxy;

@@ -40,6 +40,11 @@ class Warp {
 
   LaunchState& state;
   const gpu::ThreadInfo& thread;
+  /// The warp's cp.async-groups (Ampere): uncommitted copies, then the
+  /// committed groups oldest first (cp_async.cpp).
+  std::vector<gpu::BulkOp*> cp_uncommitted;
+  std::vector<std::vector<gpu::BulkOp*>> cp_groups;
+  std::uint32_t cp_issued = 0;  // copies issued so far (their names)
 
  private:
   void step(const Instr& in, std::uint32_t exec);

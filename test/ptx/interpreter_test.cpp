@@ -105,6 +105,26 @@ long line_of(const std::string& text, const std::string& marker) {
   return 1 + std::count(text.begin(), text.begin() + static_cast<long>(text.find(marker)), '\n');
 }
 
+// Each lane copies 4 bytes of global memory to shared memory with cp.async,
+// commits, waits the group and reads them back; with `racy`, it reads first.
+std::string cp_async_kernel(bool racy) {
+  const char* read = "ld.shared.u32 %r5, [%r4];";
+  return entry("copy", fmt::format(R"(
+  .shared .align 4 .b8 buf[128];
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, buf;
+  add.s32 %r4, %r4, %r3;
+  cvt.u64.u32 %rd2, %r3;
+  add.s64 %rd3, %rd1, %rd2;
+  cp.async.ca.shared.global [%r4], [%rd3], 4;
+  cp.async.commit_group;
+  {}
+  cp.async.wait_group 0;
+  {}
+  ret;)",
+                                   racy ? read : "", racy ? "" : read));
+}
+
 std::string u32_hex(const std::vector<std::uint32_t>& values) {
   std::string hex;
   for (std::uint32_t v : values)
@@ -156,6 +176,16 @@ TEST_CASE("ptx: bar.sync orders shared memory across warps; without it, a race",
   r = run_ptx(racy);
   REQUIRE(r.verdict == Verdict::race);
   CHECK(r.bug->title.find("buf") != std::string::npos);
+}
+
+TEST_CASE("ptx: cp.async copies are waited by cp.async.wait_group; a read before is a race", "[ptx]") {
+  RunResult r = run_ptx({write_ptx(cp_async_kernel(false)), "copy", 32, "in=buffer:128"});
+  CHECK(r.verdict == Verdict::ok);
+  CHECK(r.exhaustive);
+  r = run_ptx({write_ptx(cp_async_kernel(true)), "copy", 32, "in=buffer:128"});
+  REQUIRE(r.verdict == Verdict::race);
+  CHECK_THAT(r.bug->title, Catch::Contains("buf"));
+  CHECK_THAT(r.bug->accesses.at(0).op + r.bug->accesses.at(1).op, Catch::Contains("cp.async.write_smem"));
 }
 
 TEST_CASE("ptx: a syntax error names the file, line and the column of the bad token", "[ptx]") {
