@@ -135,6 +135,9 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
   if (!types.empty()) in.type = types.front();
   if (types.size() > 1) in.type2 = types[1];
   if (in.op == Op::cvt && types.size() != 2) return false;
+  if ((in.op == Op::tma_load || in.op == Op::tma_store) &&
+      (has(in.mods, "multicast::cluster") || has(in.mods, "im2col") || has(in.mods, "L2::cache_hint")))
+    return false;  // one CTA, tile mode, no cache-policy operand
   if (in.op == Op::mul || in.op == Op::mad)
     if (!has(in.mods, "lo") && !has(in.mods, "wide") && !in.type.is_float()) return false;
   if (in.op == Op::atom || in.op == Op::red)

@@ -125,6 +125,18 @@ std::string cp_async_kernel(bool racy) {
                                    racy ? read : "", racy ? "" : read));
 }
 
+// Thread 0 of each CTA stores ctaid.x + 7 to out[ctaid.x].
+const char* kCtaIds = R"(
+  mov.u32 %r2, %ctaid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $DONE;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  add.s32 %r3, %r2, 7;
+  st.global.u32 [%rd3], %r3;
+$DONE:
+  ret;)";
+
 std::string u32_hex(const std::vector<std::uint32_t>& values) {
   std::string hex;
   for (std::uint32_t v : values)
@@ -186,6 +198,20 @@ TEST_CASE("ptx: cp.async copies are waited by cp.async.wait_group; a read before
   REQUIRE(r.verdict == Verdict::race);
   CHECK_THAT(r.bug->title, Catch::Contains("buf"));
   CHECK_THAT(r.bug->accesses.at(0).op + r.bug->accesses.at(1).op, Catch::Contains("cp.async.write_smem"));
+}
+
+TEST_CASE("ptx: a grid of CTAs, each with its own shared memory and barriers", "[ptx]") {
+  PtxLaunch ids{write_ptx(entry("ids", kCtaIds)), "ids", 32, "out=buffer:12", 3};
+  CHECK(final_out(ids) == "out=" + u32_hex({7, 8, 9}) + "\n");
+  PtxLaunch ok{write_ptx(handoff(false)), "handoff", 64, "out=buffer:4", 2};
+  RunResult r = run_ptx(ok);
+  CHECK(r.verdict == Verdict::ok);
+  CHECK(r.exhaustive);
+  PtxLaunch racy{write_ptx(handoff(true)), "handoff", 64, "out=buffer:4", 2};
+  r = run_ptx(racy);
+  REQUIRE(r.verdict == Verdict::race);
+  CHECK_THAT(r.bug->title, Catch::Contains("buf@cta"));
+  CHECK(r.bug->accesses.at(0).agent.substr(0, 4) == r.bug->accesses.at(1).agent.substr(0, 4));
 }
 
 TEST_CASE("ptx: a syntax error names the file, line and the column of the bad token", "[ptx]") {

@@ -9,7 +9,7 @@
 namespace heddle::test {
 
 std::map<std::string, std::string> ptx_values(const PtxLaunch& l) {
-  return {{"file", l.file}, {"kernel", l.kernel}, {"grid", "1"},
+  return {{"file", l.file}, {"kernel", l.kernel}, {"grid", std::to_string(l.ctas)},
           {"block", std::to_string(l.threads)}, {"args", l.args}};
 }
 

@@ -14,6 +14,7 @@ struct PtxLaunch {
   std::string kernel;
   int threads = 32;
   std::string args;  // space-separated NAME=SPEC
+  int ctas = 1;
 };
 
 /// The front end's parameter values for `l` (what `heddle run --ptx` passes).
