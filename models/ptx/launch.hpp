@@ -2,6 +2,7 @@
 // user names and sizes, tensormaps over them, scalars), and the state one
 // execution of it shares between its warps (memory map, mbarriers).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>

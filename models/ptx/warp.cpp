@@ -163,7 +163,7 @@ void Warp::load_store(const Instr& in, std::uint32_t exec) {
         std::uint64_t v = 0;
         std::memcpy(&v, at, size);
         if (in.type.is_signed()) v = static_cast<std::uint64_t>(sign_extend(v, size));
-        set(d, l, v, in.type);
+        set(d, l, v, Type{in.type.kind, 8});  // extended to the register, not cut to the load's size
       }
     }
   }
