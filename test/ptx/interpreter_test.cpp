@@ -214,6 +214,21 @@ TEST_CASE("ptx: a grid of CTAs, each with its own shared memory and barriers", "
   CHECK(r.bug->accesses.at(0).agent.substr(0, 4) == r.bug->accesses.at(1).agent.substr(0, 4));
 }
 
+TEST_CASE("ptx: an mbarrier used before mbarrier.init is a model error at its line", "[ptx]") {
+  std::string text = entry("early", R"(
+  .shared .align 8 .b8 bars[16];
+  mov.u32 %r2, bars;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $DONE;
+  mbarrier.arrive.shared::cta.b64 _, [%r2];
+$DONE:
+  ret;)");
+  RunResult r = run_ptx({write_ptx(text), "early", 32, "out=buffer:4"});
+  REQUIRE(r.verdict == Verdict::model_error);
+  CHECK_THAT(r.bug->title, Catch::Contains("uses the mbarrier at bars[0] before mbarrier.init"));
+  CHECK_THAT(format_report(*r.bug), Catch::Contains(fmt::format("kernel.ptx:{}", line_of(text, "mbarrier.arrive"))));
+}
+
 TEST_CASE("ptx: a syntax error names the file, line and the column of the bad token", "[ptx]") {
   std::string bad = entry("k", "  mov.u32 %r2 %tid.x;\n  ret;");
   long line = line_of(bad, "mov.u32 %r2");
