@@ -286,8 +286,11 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("list")) return list_kernels();
     if (app.got_subcommand("run")) {
       if (args.all) return run_all(config, args, log_level);
-      if (args.kernel.empty() && std::none_of(args.front_end_values.begin(), args.front_end_values.end(),
-                                              [](const auto& v) { return !v.empty() && !v[0].empty(); }))
+      auto given = [](const auto& options) {
+        return std::any_of(options.begin(), options.end(), [](const auto& v) { return !v.empty(); });
+      };
+      if (args.kernel.empty() &&
+          std::none_of(args.front_end_values.begin(), args.front_end_values.end(), given))
         throw UsageError("give a kernel to run ('heddle list' shows them) or --all for every kernel");
       for (const char* opt : {"--filter", "--jobs", "--budget-per-kernel", "--report", "--artifacts"})
         if (run->count(opt) > 0)

@@ -263,6 +263,9 @@ TEST_CASE("ptx: launch arguments are checked against the kernel's parameters", "
   r = cli(fmt::format("run --ptx {} --kernel atomic --arg out=bufer:4", path));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("unknown kind bufer"));
+  r = cli("run --kernel atomic");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--kernel works with --ptx only"));
   r = cli(fmt::format("run --ptx {} --kernel atomic --block 64 --arg out=buffer:4", path));
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("verified"));
