@@ -132,6 +132,17 @@ LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
       shared_[i] = gpu::shared<std::uint8_t>(p.symbols[i].display, p.symbols[i].bytes);
 }
 
+std::uint64_t LaunchState::param_address(int i) const {
+  const ArgSpec& a = launch_.args.at(static_cast<std::size_t>(i));
+  if (a.kind != ArgSpec::Kind::tensormap)
+    throw ModelError(fmt::format("the kernel takes the address of parameter {} ({}): only "
+                                 "tensormap parameters have a modelled address",
+                                 i, a.name));
+  std::uint64_t address = 0;
+  std::memcpy(&address, params_.at(static_cast<std::size_t>(i)).data(), sizeof address);
+  return address;
+}
+
 std::pair<Region*, std::size_t> LaunchState::resolve(Space space, std::uint64_t addr,
                                                      std::size_t bytes, int cta,
                                                      const Instr& in) const {

@@ -53,6 +53,10 @@ class LaunchState {
   const Program& program() const noexcept { return *launch_.program; }
   /// The 8-byte value of scalar or pointer parameter `i` (ld.param).
   const std::vector<std::uint8_t>& param(int i) const { return params_.at(i); }
+  /// The address of parameter `i` (mov of a param symbol, cvta.param): a
+  /// tensormap parameter (`__grid_constant__ CUtensorMap`) lives in global
+  /// memory; ModelError for other parameters.
+  std::uint64_t param_address(int i) const;
   /// The region and byte offset of `bytes` at address `addr` in `space`
   /// for a warp of CTA `cta`; ModelError naming the instruction when unmapped.
   std::pair<Region*, std::size_t> resolve(Space space, std::uint64_t addr, std::size_t bytes,

@@ -87,9 +87,7 @@ std::uint64_t Warp::value(const Arg& a, int lane, const Type& t) const {
     case Arg::Kind::special: return special(a, lane);
     case Arg::Kind::symbol: {
       const Symbol& s = state.program().symbols[a.symbol];
-      if (s.space != Space::shared)
-        throw ModelError(fmt::format("the address of parameter {} is not modelled (use ld.param)", s.name));
-      return s.offset;
+      return s.space == Space::param ? state.param_address(static_cast<int>(s.offset)) : s.offset;
     }
     default: throw ModelError("an operand of this kind has no value here");
   }
@@ -124,8 +122,13 @@ void Warp::load_store(const Instr& in, std::uint32_t exec) {
     if (store || addr.kind != Arg::Kind::symbol)
       throw ModelError(fmt::format("`{}`: only ld.param of a kernel parameter is modelled", in.opcode), in.loc);
     const auto& bytes = state.param(static_cast<int>(state.program().symbols[addr.symbol].offset));
+    if (addr.imm < 0 || addr.imm + size > 8)
+      throw ModelError(fmt::format("`{}` reads bytes {}.. of a parameter: only 8-byte parameter "
+                                   "values are modelled",
+                                   in.opcode, addr.imm),
+                       in.loc);
     std::uint64_t v = 0;
-    std::memcpy(&v, bytes.data() + addr.imm, std::min<std::size_t>(size, 8 - addr.imm));
+    std::memcpy(&v, bytes.data() + addr.imm, static_cast<std::size_t>(size));
     for (int l = 0; l < 32; ++l)
       if (exec >> l & 1) set(data, l, v, in.type);
     return;

@@ -137,6 +137,41 @@ const char* kCtaIds = R"(
 $DONE:
   ret;)";
 
+// A TMA store through a __grid_constant__ CUtensorMap parameter, as nvcc
+// emits it (mov of the param symbol, cvta.param); `fence` or not.
+std::string grid_constant(bool fence) {
+  return fmt::format(R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry gc(.param .align 64 .b8 gc_param_0[128], .param .u32 gc_param_1)
+{{
+  .reg .pred %p<2>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  .shared .align 128 .b8 tile[256];
+  mov.b64 %rd1, gc_param_0;
+  ld.param.u32 %r1, [gc_param_1];
+  mov.u32 %r2, %tid.x;
+  shl.b32 %r3, %r2, 2;
+  mov.u32 %r4, tile;
+  add.s32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r2;
+  {}
+  bar.sync 0;
+  setp.ne.s32 %p1, %r2, 0;
+  @%p1 bra $DONE;
+  cvta.param.u64 %rd2, %rd1;
+  mov.u32 %r8, 0;
+  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd2, {{%r1, %r8}}], [%r4];
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 0;
+$DONE:
+  ret;
+}}
+)",
+                     fence ? "fence.proxy.async.shared::cta;" : "");
+}
+
 std::string u32_hex(const std::vector<std::uint32_t>& values) {
   std::string hex;
   for (std::uint32_t v : values)
@@ -227,6 +262,16 @@ $DONE:
   REQUIRE(r.verdict == Verdict::model_error);
   CHECK_THAT(r.bug->title, Catch::Contains("uses the mbarrier at bars[0] before mbarrier.init"));
   CHECK_THAT(format_report(*r.bug), Catch::Contains(fmt::format("kernel.ptx:{}", line_of(text, "mbarrier.arrive"))));
+}
+
+TEST_CASE("ptx: a __grid_constant__ tensormap parameter, with and without the proxy fence", "[ptx]") {
+  const char* args = "tmap=tensormap:out,shape=128x1,box=64x1 c=u32:64";
+  RunResult r = run_ptx({write_ptx(grid_constant(true)), "gc", 64, args});
+  CHECK(r.verdict == Verdict::ok);
+  CHECK(r.exhaustive);
+  r = run_ptx({write_ptx(grid_constant(false)), "gc", 64, args});
+  REQUIRE(r.verdict == Verdict::race);
+  CHECK_THAT(r.bug->title, Catch::Contains("tile"));
 }
 
 TEST_CASE("ptx: a syntax error names the file, line and the column of the bad token", "[ptx]") {
