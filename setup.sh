@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 packages=(g++ meson ninja-build pkg-config libboost-context-dev catch2 libspdlog-dev libfmt-dev
-          nlohmann-json3-dev libcli11-dev zlib1g-dev)
+          nlohmann-json3-dev libcli11-dev zlib1g-dev tao-pegtl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,6 +14,11 @@ std::map<std::string, Kernel>& registry() {
   return r;
 }
 
+std::vector<FrontEnd>& front_end_registry() {
+  static std::vector<FrontEnd> r;
+  return r;
+}
+
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -59,6 +64,7 @@ void validate(const ParamSpec& p, const std::string& v, const std::string& kerne
       if (std::find(p.allowed.begin(), p.allowed.end(), v) == p.allowed.end())
         bad(fmt::format("one of {}", fmt::join(p.allowed, ", ")));
       break;
+    case ParamSpec::Type::text: break;
   }
 }
 }  // namespace
@@ -145,6 +151,29 @@ Registration KernelBuilder::body(std::function<void(const Params&)> setup) {
 }
 
 const std::map<std::string, Kernel>& kernels() { return registry(); }
+
+Registration front_end(FrontEnd fe) {
+  std::string name = fe.name;
+  front_end_registry().push_back(std::move(fe));
+  return Registration{name};
+}
+
+const std::vector<FrontEnd>& front_ends() { return front_end_registry(); }
+
+const Kernel& build_kernel(const FrontEnd& fe, const std::map<std::string, std::string>& values) {
+  Kernel k = fe.build(values);
+  std::string name = k.name;
+  registry()[name] = std::move(k);
+  return registry()[name];
+}
+
+const Kernel& find_kernel(const std::string& name,
+                          const std::map<std::string, std::string>& values) {
+  for (const FrontEnd& fe : front_ends())
+    if (name.rfind(fe.name + "/", 0) == 0 && registry().count(name) == 0)
+      return build_kernel(fe, values);
+  return find_kernel(name);
+}
 
 const Kernel& find_kernel(const std::string& name) {
   auto it = registry().find(name);

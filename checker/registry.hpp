@@ -12,7 +12,7 @@ namespace heddle {
 
 /// One declared parameter of a kernel.
 struct ParamSpec {
-  enum class Type { integer, boolean, choice };
+  enum class Type { integer, boolean, choice, text };  // text: any string (front ends)
   std::string name;
   Type type = Type::integer;
   std::string default_value;
@@ -88,6 +88,34 @@ inline KernelBuilder kernel(std::string name, std::string description) {
 const std::map<std::string, Kernel>& kernels();
 /// Looks a kernel up; throws UsageError suggesting the closest names.
 const Kernel& find_kernel(const std::string& name);
+/// A command-line option of a front end: `--ptx FILE` sets parameter "file".
+struct FrontEndOption {
+  std::string flag;        // "--ptx"
+  std::string param;       // the kernel parameter it sets
+  std::string help;
+  bool repeatable = false; // values joined with spaces (--arg a=... --arg b=...)
+};
+
+/// A front end turns a file named on the command line (PTX from nvcc) into
+/// a kernel named "<name>/<entry>" whose parameters are the option values;
+/// `build` parses and decodes once, the kernel's setup interprets.
+struct FrontEnd {
+  std::string name;                    // "ptx": its kernels are "ptx/..."
+  std::vector<FrontEndOption> options; // the first one selects the front end
+  std::function<Kernel(const std::map<std::string, std::string>& values)> build;
+};
+
+/// Registers a front end (from a models/ file at static initialization).
+Registration front_end(FrontEnd fe);
+/// The registered front ends.
+const std::vector<FrontEnd>& front_ends();
+/// Builds a front end's kernel from parameter values and registers it
+/// (replacing an earlier one of the same name); UsageError on bad input.
+const Kernel& build_kernel(const FrontEnd& fe, const std::map<std::string, std::string>& values);
+/// find_kernel; a front end's kernel ("ptx/...") not built yet is built from `values`.
+const Kernel& find_kernel(const std::string& name,
+                          const std::map<std::string, std::string>& values);
+
 /// The closest candidates to `word` by edit distance (for suggestions).
 std::vector<std::string> closest(const std::string& word, const std::vector<std::string>& pool);
 

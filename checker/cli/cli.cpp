@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -38,7 +39,39 @@ struct RunArgs {
   std::string timeline;      // SVG file
   std::string chrome_trace;  // Chrome trace / Perfetto JSON file
   std::string preemption_bound;  // --preemption-bound: K or auto ("" when not given)
+  // front ends (--ptx FILE ...): per front end, per option, the values given
+  std::vector<std::vector<std::vector<std::string>>> front_end_values;
 };
+
+// Adds every front end's options (--ptx FILE --kernel ...) to `run`.
+void add_front_end_options(CLI::App* run, RunArgs& args) {
+  args.front_end_values.resize(front_ends().size());
+  for (std::size_t f = 0; f < front_ends().size(); ++f) {
+    const FrontEnd& fe = front_ends()[f];
+    args.front_end_values[f].resize(fe.options.size());
+    for (std::size_t o = 0; o < fe.options.size(); ++o) {
+      auto* opt = run->add_option(fe.options[o].flag, args.front_end_values[f][o], fe.options[o].help);
+      if (!fe.options[o].repeatable) opt->expected(1);
+    }
+  }
+}
+
+// The front end selected by its first option, with its parameter values; nullptr when none.
+const FrontEnd* chosen_front_end(const RunArgs& args, std::map<std::string, std::string>& values) {
+  for (std::size_t f = 0; f < front_ends().size(); ++f) {
+    const FrontEnd& fe = front_ends()[f];
+    const auto& given = args.front_end_values[f];
+    bool selected = !given.empty() && !given[0].empty();
+    for (std::size_t o = 0; o < fe.options.size(); ++o) {
+      if (given[o].empty()) continue;
+      if (!selected)
+        throw UsageError(fmt::format("{} works with {} only", fe.options[o].flag, fe.options[0].flag));
+      values[fe.options[o].param] = fmt::format("{}", fmt::join(given[o], " "));
+    }
+    if (selected) return &fe;
+  }
+  return nullptr;
+}
 
 // --preemption-bound: a number K, or auto (none in RunConfig).
 std::optional<std::uint32_t> parse_preemption_bound(const std::string& text) {
@@ -105,7 +138,12 @@ int finish(const Kernel& kernel, const Params& params, const RunConfig& config,
 }
 
 int run_kernel(RunConfig config, const RunArgs& args) {
-  const Kernel& kernel = find_kernel(args.kernel);
+  std::map<std::string, std::string> front_values;
+  const FrontEnd* fe = chosen_front_end(args, front_values);
+  if (fe != nullptr && !args.kernel.empty())
+    throw UsageError(fmt::format("give a registered kernel ({}) or a {} file, not both", args.kernel,
+                                 fe->name));
+  const Kernel& kernel = fe ? build_kernel(*fe, front_values) : find_kernel(args.kernel);
   Params params = kernel.resolve(parse_params(args.params));
   config.stop_at_first_bug = !args.keep_going;
   config.stack_bytes = args.stack_kib * 1024;
@@ -162,7 +200,7 @@ int run_all(const RunConfig& config, const RunArgs& args, const std::string& log
 
 int replay_file(RunConfig config, const std::string& path, RunArgs args) {
   Schedule s = load_schedule(path);
-  const Kernel& kernel = find_kernel(s.kernel);
+  const Kernel& kernel = find_kernel(s.kernel, s.params);
   Params params = kernel.resolve(s.params);
   config.stack_bytes = args.stack_kib * 1024;
   config = replay_config(s, config);
@@ -228,6 +266,7 @@ int main(int argc, char** argv) {
                   "bounded: at most K preemptions, or auto (0, 1, 2, ... until a bug; default)");
   run->add_flag("--no-minimize{false}", config.minimize, "report the bug's schedule as found");
   run->add_flag("--keep-going", args.keep_going, "explore on after the first bug, counting bugs");
+  add_front_end_options(run, args);
   add_budgets(run);
   auto* replay = app.add_subcommand("replay", "replay a schedule file step by step");
   std::string replay_path;
@@ -247,7 +286,11 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("list")) return list_kernels();
     if (app.got_subcommand("run")) {
       if (args.all) return run_all(config, args, log_level);
-      if (args.kernel.empty())
+      auto given = [](const auto& options) {
+        return std::any_of(options.begin(), options.end(), [](const auto& v) { return !v.empty(); });
+      };
+      if (args.kernel.empty() &&
+          std::none_of(args.front_end_values.begin(), args.front_end_values.end(), given))
         throw UsageError("give a kernel to run ('heddle list' shows them) or --all for every kernel");
       for (const char* opt : {"--filter", "--jobs", "--budget-per-kernel", "--report", "--artifacts"})
         if (run->count(opt) > 0)

@@ -36,7 +36,7 @@ constexpr std::uint32_t kEpilogueBarrier = 1;    // named barrier id
 
 struct Shape {
   long groups, tiles, subtiles, stages, others;
-  bool fixed;
+  bool fixed, no_fence;
 };
 
 // The value every element of subtile (g, t, s) holds in the correct output.
@@ -61,7 +61,7 @@ void epilogue(const Shape& sh, int me, int threads, const std::vector<View<Row>>
       for (long s = 0; s < sh.subtiles; ++s, ++k) {
         View<Row> stage = stages.tile(static_cast<std::size_t>(k % sh.stages), kSubtile);
         stage.slice(first, count).fill(row_of(value(g, t, s)));  // r2s copy of this thread's rows
-        fence_view_async_shared();
+        if (!sh.no_fence) fence_view_async_shared();  // no_fence: the r2s writes race the store
         bar_sync(kEpilogueBarrier, threads);
         if (issuer) {
           tensor_store(desc, static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(t),
@@ -109,6 +109,7 @@ const Registration grouped_gemm_epilogue =
         .param("stages", 2, "StagesD (UnacquiredStages = stages - 1)", 2, 4)
         .param("others", 0, "other consumer threads writing sD rows (besides warp 0)", 0, 3)
         .flag("fixed", false, "commit; wait_group.read 0 before the rewrite (CUTLASS v3.9.0)")
+        .flag("no_fence", false, "leave out fence_view_async_shared before the TMA store (a bug)")
         .preset("shipped", {{"fixed", "false"}}, Verdict::race)
         .preset("fixed", {{"fixed", "true"}})
         .preset("cooperative_shipped", {{"others", "1"}, {"subtiles", "2"}}, Verdict::race)
@@ -118,7 +119,8 @@ const Registration grouped_gemm_epilogue =
                                        {"subtiles", "8"}, {"others", "3"}, {"stages", "4"}})
         .body([](const Params& p) {
           Shape sh{p.get_int("groups"), p.get_int("tiles"),  p.get_int("subtiles"),
-                   p.get_int("stages"), p.get_int("others"), p.get_bool("fixed")};
+                   p.get_int("stages"), p.get_int("others"), p.get_bool("fixed"),
+                   p.get_bool("no_fence")};
           LaunchConfig cfg{1, 1, {{"c0.warp0"}}};
           for (long i = 1; i <= sh.others; ++i) cfg.threads.push_back({fmt::format("c.warps{}", i)});
           grid(cfg);

@@ -1,0 +1,269 @@
+// Decoding a parsed entry: scopes of registers and labels ({ } blocks of
+// inline asm declare their own), the shared-memory layout, operands, and
+// each instruction's report location.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "checker/engine/errors.hpp"
+#include "models/ptx/opcodes.hpp"
+#include "models/ptx/program.hpp"
+
+namespace heddle::ptx {
+namespace {
+
+struct Scope {
+  int parent = -1;
+  std::map<std::string, int> regs;
+  std::map<std::string, int> labels;
+};
+
+// A demangled name for a function-local static (_ZZ...E2sD -> sD).
+std::string display_name(const std::string& n) {
+  if (n.rfind("_ZZ", 0) != 0) return n;
+  std::size_t e = n.rfind('E');
+  if (e == std::string::npos) return n;
+  std::size_t i = e + 1, len = 0;
+  while (i < n.size() && std::isdigit(static_cast<unsigned char>(n[i]))) len = len * 10 + (n[i++] - '0');
+  return len > 0 && i + len <= n.size() ? n.substr(i, len) : n;
+}
+
+std::string base_name(const std::string& path) {
+  std::size_t s = path.rfind('/');
+  return s == std::string::npos ? path : path.substr(s + 1);
+}
+
+class Decoder {
+ public:
+  Decoder(const Module& m, const Function& f, Program& p) : m_(m), f_(f), p_(p) {}
+
+  void run() {
+    for (const Statement& g : m_.globals) declare_var(g);
+    for (const ParamDecl& d : f_.params) {
+      Symbol s{d.name, d.name, Space::param, static_cast<std::uint32_t>(p_.params.size()),
+               static_cast<std::uint32_t>(d.count > 0 ? d.count : 8)};
+      p_.params.push_back(static_cast<int>(p_.symbols.size()));
+      p_.symbols.push_back(s);
+    }
+    collect();
+    emit();
+  }
+
+ private:
+  [[noreturn]] void fail(const Pos& at, const std::string& what) const {
+    throw UsageError(fmt::format("{}:{}:{}: {}", m_.path, at.line, at.column, what));
+  }
+
+  void declare_var(const Statement& s) {
+    if (s.space != ".shared")
+      fail(s.pos, fmt::format("{} variable {}: only .shared variables are supported (PTX "
+                              "front end, models/ptx/README.md)",
+                              s.space, s.name));
+    std::uint32_t align = static_cast<std::uint32_t>(std::max(s.align, 8));
+    std::uint32_t elem = 1;
+    if (auto t = parse_type(s.type.empty() ? "b8" : s.type.substr(1))) elem = t->bytes;
+    std::uint32_t at = (p_.shared_bytes + align - 1) / align * align;
+    if (at == 0) at = 128;  // shared address 0 stays unused: a null pointer is an error
+    std::uint32_t bytes = static_cast<std::uint32_t>(s.bytes) * elem;
+    if (bytes == 0) bytes = 4096;  // extern (dynamic) shared memory: a fixed 4 KiB
+    p_.symbols.push_back(Symbol{s.name, display_name(s.name), Space::shared, at, bytes});
+    p_.shared_bytes = at + bytes;
+  }
+
+  // Pass 1: scopes, registers, labels and instruction indices.
+  void collect() {
+    scopes_.push_back(Scope{});
+    std::vector<int> stack;
+    int index = 0;
+    for (const Statement& s : f_.body) {
+      int cur = stack.empty() ? 0 : stack.back();
+      switch (s.kind) {
+        case Statement::Kind::block_begin:
+          if (stack.empty()) {
+            stack.push_back(0);
+          } else {
+            scopes_.push_back(Scope{cur});
+            stack.push_back(static_cast<int>(scopes_.size()) - 1);
+          }
+          break;
+        case Statement::Kind::block_end: stack.pop_back(); break;
+        case Statement::Kind::reg_decl:
+          if (s.count == 0) add_reg(cur, s.name);
+          for (int i = 0; i < s.count; ++i) add_reg(cur, s.name + std::to_string(i));
+          break;
+        case Statement::Kind::var_decl: declare_var(s); break;
+        case Statement::Kind::label: scopes_[cur].labels[s.name] = index; break;
+        case Statement::Kind::instruction: ++index; break;
+        case Statement::Kind::loc: break;
+      }
+      scope_of_.push_back(stack.empty() ? 0 : stack.back());
+    }
+  }
+
+  void add_reg(int scope, const std::string& name) {
+    scopes_[scope].regs[name] = static_cast<int>(p_.reg_names.size());
+    p_.reg_names.push_back(name);
+  }
+
+  template <class F>
+  int lookup(int scope, F&& table) const {
+    for (int s = scope; s >= 0; s = scopes_[s].parent) {
+      const auto& t = table(scopes_[s]);
+      if (auto it = t.find(key_); it != t.end()) return it->second;
+    }
+    return -1;
+  }
+
+  Arg name_arg(const std::string& n, int scope, const Pos& at, bool label_ok) {
+    Arg a;
+    key_ = n;
+    if (int r = lookup(scope, [](const Scope& s) -> const auto& { return s.regs; }); r >= 0) {
+      a.kind = Arg::Kind::reg;
+      a.reg = r;
+      return a;
+    }
+    if (label_ok) {
+      if (int l = lookup(scope, [](const Scope& s) -> const auto& { return s.labels; }); l >= 0) {
+        a.kind = Arg::Kind::label;
+        a.imm = l;
+        return a;
+      }
+    }
+    for (std::size_t i = 0; i < p_.symbols.size(); ++i)
+      if (p_.symbols[i].name == n) {
+        a.kind = Arg::Kind::symbol;
+        a.symbol = static_cast<int>(i);
+        return a;
+      }
+    static const std::map<std::string, Special> specials = {
+        {"%tid", Special::tid},       {"%ntid", Special::ntid},     {"%ctaid", Special::ctaid},
+        {"%nctaid", Special::nctaid}, {"%laneid", Special::laneid}, {"%warpid", Special::warpid},
+        {"%nwarpid", Special::nwarpid}, {"%lanemask_lt", Special::lanemask_lt}};
+    std::string root = n.substr(0, n.find('.'));
+    if (auto it = specials.find(root); it != specials.end()) {
+      a.kind = Arg::Kind::special;
+      a.special = it->second;
+      if (n.size() > root.size()) a.component = n.back() - 'x';
+      return a;
+    }
+    fail(at, fmt::format("unknown name {} (not a declared register, label, shared variable, "
+                         "parameter or supported special register)",
+                         n));
+  }
+
+  Arg arg(const Operand& o, int scope, const Pos& at, bool label_ok) {
+    Arg a;
+    switch (o.kind) {
+      case Operand::Kind::name: return name_arg(o.name, scope, at, label_ok);
+      case Operand::Kind::integer:
+      case Operand::Kind::bits: a.imm = o.value; return a;
+      case Operand::Kind::sink: a.kind = Arg::Kind::sink; return a;
+      case Operand::Kind::vector:
+      case Operand::Kind::pair:
+        a.kind = o.kind == Operand::Kind::vector ? Arg::Kind::vector : Arg::Kind::pair;
+        for (const Operand& e : o.elems) a.elems.push_back(arg(e, scope, at, false));
+        return a;
+      case Operand::Kind::address:
+        if (!o.name.empty()) a = name_arg(o.name, scope, at, false);
+        a.address = true;
+        a.imm += o.value;
+        if (a.kind != Arg::Kind::reg && a.kind != Arg::Kind::symbol && !o.name.empty())
+          fail(at, "an address must be a register or a variable, plus an offset");
+        for (const Operand& e : o.elems) a.elems.push_back(arg(e, scope, at, false));
+        return a;
+    }
+    return a;
+  }
+
+  // The report location of the instruction at `line` under the current .loc.
+  std::source_location location(int line) {
+    std::string file = m_.path, prefix;
+    const SourceLoc* pick = nullptr;
+    for (const SourceLoc& l : loc_) {
+      auto f = m_.files.find(l.file);
+      if (f == m_.files.end() || l.line == 0) continue;
+      if (pick == nullptr) pick = &l;
+      if (f->second.size() > 3 && f->second.ends_with(".cu")) {
+        pick = &l;  // the innermost position in the .cu file itself (not a header)
+        break;
+      }
+    }
+    if (pick != nullptr)
+      file = fmt::format("{}:{} via {}", m_.files.at(pick->file), pick->line, base_name(m_.path));
+    p_.texts.push_back(file);
+    p_.locs.push_back(LocRecord{p_.texts.back().c_str(), "", static_cast<unsigned>(line), 0});
+    return make_location(&p_.locs.back());
+  }
+
+  // Pass 2: decode the instructions.
+  void emit() {
+    for (std::size_t i = 0; i < f_.body.size(); ++i) {
+      const Statement& s = f_.body[i];
+      if (s.kind == Statement::Kind::loc) {
+        bool zero = s.locs.empty() || s.locs.front().line == 0;
+        if (!zero) loc_ = s.locs;
+        continue;
+      }
+      if (s.kind != Statement::Kind::instruction) continue;
+      Instr in;
+      if (!decode_opcode(s.opcode, in))
+        fail(s.pos, fmt::format("unsupported PTX instruction `{}` in kernel {} (see "
+                                "models/ptx/README.md for what the PTX front end interprets)",
+                                s.opcode, f_.name));
+      in.line = s.pos.line;
+      in.loc = location(s.pos.line);
+      if (!s.guard.empty()) {
+        Arg g = name_arg(s.guard, scope_of_[i], s.pos, false);
+        if (g.kind != Arg::Kind::reg) fail(s.pos, "a guard must be a predicate register");
+        in.guard = g.reg;
+        in.guard_negated = s.guard_negated;
+      }
+      for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
+      if (in.op == Op::bra) {
+        if (in.args.size() != 1 || in.args[0].kind != Arg::Kind::label)
+          fail(s.pos, "bra needs one label operand");
+        in.target = static_cast<int>(in.args[0].imm);
+      }
+      p_.code.push_back(std::move(in));
+    }
+    Instr end;  // falling off the end of the body ends the thread
+    end.op = Op::exit;
+    end.opcode = "ret";
+    end.line = f_.pos.line;
+    end.loc = location(f_.pos.line);
+    p_.code.push_back(std::move(end));
+  }
+
+  const Module& m_;
+  const Function& f_;
+  Program& p_;
+  std::vector<Scope> scopes_;
+  std::vector<int> scope_of_;  // per body statement
+  std::vector<SourceLoc> loc_;
+  std::string key_;
+};
+
+}  // namespace
+
+bool Instr::has(const char* mod) const {
+  return std::find(mods.begin(), mods.end(), mod) != mods.end();
+}
+
+Program decode(const Module& module, const std::string& kernel) {
+  std::vector<std::string> entries;
+  for (const Function& f : module.functions) {
+    if (!f.entry) continue;
+    entries.push_back(f.name);
+    if (f.name != kernel) continue;
+    Program p;
+    p.kernel = kernel;
+    p.ptx_path = module.path;
+    Decoder(module, f, p).run();
+    return p;
+  }
+  throw UsageError(fmt::format("{} has no kernel entry {}; its entries: {}", module.path, kernel,
+                               entries.empty() ? "none" : fmt::format("{}", fmt::join(entries, ", "))));
+}
+
+}  // namespace heddle::ptx

@@ -1,0 +1,61 @@
+// The PTX front end's registration: `heddle run --ptx FILE --kernel NAME
+// --grid X[,Y,Z] --block X[,Y,Z] --arg NAME=SPEC ...` builds kernel
+// "ptx/NAME", whose parameters are these values (so schedules replay).
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "checker/heddle.hpp"
+#include "models/ptx/launch.hpp"
+
+namespace heddle::ptx {
+namespace {
+
+Kernel build(const std::map<std::string, std::string>& values) {
+  auto get = [&](const char* k, const char* def) {
+    auto it = values.find(k);
+    return it == values.end() || it->second.empty() ? std::string(def) : it->second;
+  };
+  std::string file = get("file", ""), entry = get("kernel", "");
+  if (entry.empty()) throw UsageError(fmt::format("--ptx {}: name the kernel entry with --kernel NAME", file));
+  auto launch = std::make_shared<Launch>();
+  launch->program = std::make_shared<Program>(decode(parse_file(file), entry));
+  launch->grid = parse_dims(get("grid", "1"), "--grid");
+  launch->block = parse_dims(get("block", "32"), "--block");
+  std::istringstream args(get("args", ""));
+  for (std::string a; args >> a;) launch->args.push_back(parse_arg(a));
+  if (launch->args.size() != launch->program->params.size())
+    throw UsageError(fmt::format("kernel {} takes {} parameters; give one --arg for each, in order",
+                                 entry, launch->program->params.size()));
+  if (launch->warps() * launch->ctas() > 64)
+    throw UsageError("a PTX launch is limited to 64 warps in all (each warp is one heddle thread)");
+  Kernel k;
+  k.name = "ptx/" + entry;
+  k.description = fmt::format("PTX kernel {} from {}", entry, file);
+  for (const char* p : {"file", "kernel", "grid", "block", "args"})
+    k.params.push_back(ParamSpec{p, ParamSpec::Type::text, get(p, ""), {}, 0, 0, false, ""});
+  k.setup = [launch](const Params&) {
+    gpu::LaunchConfig cfg;
+    cfg.ctas = launch->ctas();
+    cfg.threads.clear();
+    for (int w = 0; w < launch->warps(); ++w) cfg.threads.push_back({fmt::format("warp{}", w), w});
+    gpu::grid(cfg);
+    LaunchState& state = make<LaunchState>(*launch);
+    gpu::current_grid().launch([&state](const gpu::ThreadInfo& t) { run_warp(state, t); });
+    at_exit([&state] { state.observe_buffers(); });
+  };
+  return k;
+}
+
+const Registration registered = front_end(FrontEnd{
+    "ptx",
+    {{"--ptx", "file", "PTX file from nvcc (-arch=sm_90a -lineinfo) to check"},
+     {"--kernel", "kernel", "with --ptx: the kernel entry to launch"},
+     {"--grid", "grid", "with --ptx: CTAs X[,Y,Z] (default 1)"},
+     {"--block", "block", "with --ptx: threads per CTA X[,Y,Z] (default 32)"},
+     {"--arg", "args", "with --ptx: kernel argument NAME=buffer:BYTES | NAME=tensormap:BUF,shape=WxH,"
+                       "box=WxH[,elem=E] | NAME=u32:V (one per parameter, in order; repeatable)", true}},
+    build});
+
+}  // namespace
+}  // namespace heddle::ptx

@@ -1,0 +1,217 @@
+// The visible operations of a PTX warp, mapped onto models/gpu: named
+// barriers, mbarriers, TMA loads and stores, bulk async-groups, proxy
+// fences, tensormap updates, elect.sync and atomics (PTX ISA 9.7.12-13,
+// 9.7.9.25-27). What acts once per lane and what once per warp is said at
+// each case; models/ptx/README.md sums it up.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <set>
+
+#include "models/ptx/warp.hpp"
+
+namespace heddle::ptx {
+namespace {
+
+const Type kU32{Type::Kind::u, 4};
+const Type kU64{Type::Kind::u, 8};
+const Type kPred{Type::Kind::pred, 1};
+
+template <class F>
+void each_lane(std::uint32_t exec, F&& f) {
+  for (int l = 0; l < 32; ++l)
+    if (exec >> l & 1) f(l);
+}
+
+int first_lane(std::uint32_t exec) { return std::countr_zero(exec); }
+
+// A shared-memory address operand as an offset in the CTA's shared window.
+std::uint32_t shared_address(const Warp& w, const Instr& in, const Arg& a, int lane) {
+  std::uint64_t v = w.address(a, lane);
+  if (in.space == Space::shared) return static_cast<std::uint32_t>(v);
+  if (v < kSharedWindow || v >= kSharedWindow + w.state.program().shared_bytes)
+    throw ModelError(fmt::format("`{}`: address {:#x} is not in shared memory", in.opcode, v), in.loc);
+  return static_cast<std::uint32_t>(v - kSharedWindow);
+}
+
+gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane) {
+  std::uint32_t addr = shared_address(w, in, a, lane);
+  gpu::Mbarrier* b = w.state.mbarrier(w.thread.cta, addr);
+  if (b == nullptr)
+    throw ModelError(fmt::format("`{}` uses the mbarrier at {} before mbarrier.init (or before "
+                                 "the barrier that orders the init)",
+                                 in.opcode, w.state.shared_name(w.thread.cta, addr)),
+                     in.loc);
+  return *b;
+}
+
+// The 128-byte tensormap at address operand `a` (global, or shared for .shared::cta).
+gpu::TensorMap tensormap(Warp& w, const Instr& in, const Arg& a, int lane, Space space) {
+  auto [r, off] = w.memory(in, a, lane, space, 128);
+  return gpu::TensorMap(Buffer<std::uint8_t>(*r), off, 128);
+}
+
+// Box coordinates of a TMA op: PTX element coordinates divided by the box
+// shape the front end keeps at byte 64 of its tensormaps (launch.cpp).
+std::pair<std::uint32_t, std::uint32_t> box_of(Warp& w, const Instr& in, const Arg& a, int lane,
+                                               const gpu::TensorMap& map, std::uint32_t& bytes) {
+  gpu::TmaDesc d;
+  std::uint32_t box[2];
+  std::memcpy(&d, map.region().bytes() + map.first(), sizeof d);
+  std::memcpy(box, map.region().bytes() + map.first() + 64, sizeof box);
+  bytes = d.box_bytes;
+  if (!in.has("1d") && !in.has("2d"))
+    throw ModelError(fmt::format("`{}`: only 1d and 2d tensors are modelled", in.opcode), in.loc);
+  std::uint32_t c[2] = {0, 0};
+  for (std::size_t k = 0; k < a.elems.size() && k < 2; ++k)
+    c[k] = static_cast<std::uint32_t>(w.value(a.elems[k], lane, kU32));
+  if (box[0] == 0 || box[1] == 0 || c[0] % box[0] != 0 || c[1] % box[1] != 0)
+    throw ModelError(fmt::format("`{}`: coordinates ({}, {}) are not at a box corner of tensormap {} "
+                                 "(box {}x{}); the model moves whole boxes",
+                                 in.opcode, c[0], c[1], map.region().name(), box[0], box[1]),
+                     in.loc);
+  return {c[0] / box[0], c[1] / box[1]};
+}
+
+gpu::Span shared_span(Warp& w, const Instr& in, const Arg& a, int lane, std::uint32_t bytes) {
+  Instr shared = in;
+  shared.space = Space::shared;
+  auto [r, off] = w.memory(shared, a, lane, Space::shared, bytes);
+  return gpu::Span{r, off, bytes};
+}
+
+void tma(Warp& w, const Instr& in, std::uint32_t exec) {  // one copy per lane
+  each_lane(exec, [&](int l) {
+    const bool load = in.op == Op::tma_load;
+    const Arg& map_arg = in.args.at(load ? 1 : 0);
+    gpu::TensorMap map = tensormap(w, in, map_arg, l, Space::generic);
+    std::uint32_t bytes = 0;
+    auto [c0, c1] = box_of(w, in, map_arg, l, map, bytes);
+    gpu::Span smem = shared_span(w, in, in.args.at(load ? 0 : 1), l, bytes);
+    if (load)
+      gpu::tensor_load(smem, map, c0, c1, mbarrier(w, in, in.args.at(2), l), in.loc);
+    else
+      gpu::tensor_store(map, c0, c1, smem, in.loc);
+  });
+}
+
+void mbarrier_op(Warp& w, const Instr& in, std::uint32_t exec) {
+  auto parity = [&](int l) {
+    if (!in.has("parity"))
+      throw ModelError(fmt::format("`{}`: only the .parity forms of mbarrier waits are modelled", in.opcode), in.loc);
+    return static_cast<std::uint32_t>(w.value(in.args.at(2), l, kU32)) & 1u;
+  };
+  if (in.op == Op::mbar_try_wait) {  // once per distinct (barrier, parity): lanes test in lockstep
+    std::set<std::pair<gpu::Mbarrier*, std::uint32_t>> waits;
+    each_lane(exec, [&](int l) { waits.insert({&mbarrier(w, in, in.args.at(1), l), parity(l)}); });
+    for (auto [b, p] : waits) b->wait_parity(p, in.loc);  // try_wait spins: it returns once it succeeds
+    each_lane(exec, [&](int l) { w.set(in.args.at(0), l, 1, kPred); });
+    return;
+  }
+  each_lane(exec, [&](int l) {  // one operation per lane
+    if (in.op == Op::mbar_init) {
+      std::uint32_t addr = shared_address(w, in, in.args.at(0), l);
+      gpu::Mbarrier*& b = w.state.mbarrier(w.thread.cta, addr);
+      if (b != nullptr)
+        throw ModelError(fmt::format("mbarrier.init of {}, which is initialised already",
+                                     w.state.shared_name(w.thread.cta, addr)), in.loc);
+      b = &make<gpu::Mbarrier>(w.state.shared_name(w.thread.cta, addr),
+                               static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32)));
+      return;
+    }
+    if (in.op == Op::mbar_expect_tx) {
+      mbarrier(w, in, in.args.at(0), l).expect_tx(static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32)), in.loc);
+      return;
+    }
+    gpu::Mbarrier& b = mbarrier(w, in, in.args.at(1), l);
+    if (in.op == Op::mbar_test_wait) return w.set(in.args.at(0), l, b.try_wait_parity(parity(l), in.loc), kPred);
+    if (in.has("expect_tx")) {
+      b.arrive_expect_tx(static_cast<std::uint32_t>(w.value(in.args.at(2), l, kU32)), in.loc);
+    } else {
+      auto n = in.args.size() > 2 ? w.value(in.args[2], l, kU32) : 1;
+      for (std::uint64_t k = 0; k < n; ++k) b.arrive(in.loc);
+    }
+    w.set(in.args.at(0), l, b.phase(), kU64);  // the opaque state: the phase arrived in
+  });
+}
+
+void barrier(Warp& w, const Instr& in, std::uint32_t exec) {  // once per warp: bar counts warps
+  int l = first_lane(exec);
+  auto id = static_cast<int>(w.value(in.args.at(0), l, kU32));
+  std::uint32_t warps = static_cast<std::uint32_t>(w.state.launch().warps());
+  if (in.args.size() > 1) {
+    auto threads = static_cast<std::uint32_t>(w.value(in.args[1], l, kU32));
+    if (threads % 32 != 0)
+      throw ModelError(fmt::format("`{}` with {} threads: the count must be a multiple of the warp size", in.opcode, threads), in.loc);
+    warps = threads / 32;
+  } else if (in.op == Op::bar_arrive) {
+    throw ModelError("bar.arrive needs a thread count", in.loc);
+  }
+  if (in.op == Op::bar_sync) gpu::bar_sync(id, warps, in.loc);
+  else gpu::bar_arrive(id, warps, in.loc);
+}
+
+void elect(Warp& w, const Instr& in, std::uint32_t exec) {
+  std::uint32_t mask = static_cast<std::uint32_t>(w.value(in.args.at(1), first_lane(exec), kU32));
+  if ((exec & mask) == 0) return;
+  int leader = first_lane(exec & mask);
+  const Arg& d = in.args.at(0);
+  each_lane(exec & mask, [&](int l) {
+    if (d.kind != Arg::Kind::pair) return w.set(d, l, l == leader, kPred);
+    w.set(d.elems.at(0), l, static_cast<std::uint64_t>(leader), kU32);
+    w.set(d.elems.at(1), l, l == leader, kPred);
+  });
+}
+
+}  // namespace
+
+void atomic(Warp& w, const Instr& in, std::uint32_t exec);    // atomics.cpp
+void cp_async(Warp& w, const Instr& in, std::uint32_t exec);  // cp_async.cpp
+
+bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
+  int l = first_lane(exec);
+  switch (in.op) {
+    case Op::bar_sync:
+    case Op::bar_arrive: barrier(w, in, exec); return true;
+    case Op::bar_warp_sync:  // the warp's lanes are one heddle thread: nothing to wait for
+    case Op::fence_noop: return true;
+    case Op::fence_proxy_async: gpu::fence_proxy_async(in.loc); return true;
+    case Op::fence_tensormap_acquire:
+      gpu::fence_proxy_tensormap_acquire(tensormap(w, in, in.args.at(0), l, Space::generic), in.loc);
+      return true;
+    case Op::mbar_init:
+    case Op::mbar_arrive:
+    case Op::mbar_expect_tx:
+    case Op::mbar_try_wait:
+    case Op::mbar_test_wait: mbarrier_op(w, in, exec); return true;
+    case Op::tma_load:
+    case Op::tma_store: tma(w, in, exec); return true;
+    case Op::bulk_commit: gpu::bulk_commit_group(); return true;  // groups are per warp (README)
+    case Op::bulk_wait: {
+      auto n = static_cast<std::uint32_t>(w.value(in.args.at(0), l, kU32));
+      if (in.has("read")) gpu::bulk_wait_group_read(n, in.loc);
+      else gpu::bulk_wait_group(n, in.loc);
+      return true;
+    }
+    case Op::tensormap_replace:
+      each_lane(exec, [&](int k) {
+        Space s = in.has("shared::cta") ? Space::shared : Space::global;
+        gpu::tensormap_replace_global_address(tensormap(w, in, in.args.at(0), k, s),
+                                              w.value(in.args.at(1), k, kU64), in.loc);
+      });
+      return true;
+    case Op::tensormap_cp_fenceproxy:  // .sync.aligned: one copy by the warp
+      gpu::tensormap_cp_fenceproxy(tensormap(w, in, in.args.at(0), l, Space::generic),
+                                   tensormap(w, in, in.args.at(1), l, Space::shared), in.loc);
+      return true;
+    case Op::elect: elect(w, in, exec); return true;
+    case Op::atom:
+    case Op::red: atomic(w, in, exec); return true;
+    case Op::cp_async:
+    case Op::cp_async_commit:
+    case Op::cp_async_wait: cp_async(w, in, exec); return true;
+    default: return false;
+  }
+}
+
+}  // namespace heddle::ptx

@@ -1,0 +1,148 @@
+#include "models/ptx/opcodes.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace heddle::ptx {
+namespace {
+
+std::vector<std::string> split(const std::string& opcode) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t dot = opcode.find('.', start);
+    parts.push_back(opcode.substr(start, dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+bool has(const std::vector<std::string>& mods, const char* m) {
+  return std::find(mods.begin(), mods.end(), m) != mods.end();
+}
+
+std::optional<Space> parse_space(const std::string& m) {
+  if (m == "global") return Space::global;
+  if (m == "shared" || m == "shared::cta" || m == "shared::cluster") return Space::shared;
+  if (m == "param") return Space::param;
+  if (m == "local") return Space::local;
+  if (m == "const") return Space::constant;
+  return std::nullopt;
+}
+
+// Operations decided by their first part alone.
+const std::map<std::string, Op>& simple_ops() {
+  static const std::map<std::string, Op> ops = {
+      {"mov", Op::mov},   {"add", Op::add},   {"sub", Op::sub},   {"mul", Op::mul},
+      {"mad", Op::mad},   {"div", Op::div},   {"rem", Op::rem},   {"min", Op::min},
+      {"max", Op::max},   {"abs", Op::abs},   {"neg", Op::neg},   {"and", Op::and_},
+      {"or", Op::or_},    {"xor", Op::xor_},  {"not", Op::not_},  {"shl", Op::shl},
+      {"shr", Op::shr},   {"setp", Op::setp}, {"selp", Op::selp}, {"cvt", Op::cvt},
+      {"cvta", Op::cvta}, {"ld", Op::ld},     {"st", Op::st},     {"bra", Op::bra},
+      {"ret", Op::exit},  {"exit", Op::exit}, {"elect", Op::elect}, {"shfl", Op::shfl},
+      {"atom", Op::atom}, {"red", Op::red},   {"membar", Op::fence_noop}, {"fma", Op::mad}};
+  return ops;
+}
+
+// The async, barrier and fence family (PTX ISA 9.7.9.25-26, 9.7.13, 9.7.12).
+std::optional<Op> special_op(const std::string& base, const std::vector<std::string>& m) {
+  auto at = [&](std::size_t i, const char* s) { return m.size() > i && m[i] == s; };
+  if (base == "bar" || base == "barrier") {
+    if (at(0, "warp") && at(1, "sync")) return Op::bar_warp_sync;
+    if (has(m, "sync") || (base == "bar" && m.empty())) return Op::bar_sync;
+    if (has(m, "arrive")) return Op::bar_arrive;
+    return std::nullopt;
+  }
+  if (base == "fence") {
+    if (at(0, "proxy") && at(1, "async")) return Op::fence_proxy_async;
+    if (at(0, "proxy") && at(1, "tensormap::generic") && has(m, "acquire"))
+      return Op::fence_tensormap_acquire;
+    if (at(0, "proxy") && at(1, "tensormap::generic")) return Op::fence_noop;  // release: see README
+    if (at(0, "mbarrier_init") || at(0, "acq_rel") || at(0, "sc")) return Op::fence_noop;
+    return std::nullopt;
+  }
+  if (base == "mbarrier") {
+    if (at(0, "init")) return Op::mbar_init;
+    if (at(0, "arrive") || at(0, "arrive_drop")) return Op::mbar_arrive;
+    if (at(0, "expect_tx")) return Op::mbar_expect_tx;
+    if (at(0, "try_wait")) return Op::mbar_try_wait;
+    if (at(0, "test_wait")) return Op::mbar_test_wait;
+    return std::nullopt;
+  }
+  if (base == "cp" && at(0, "async") && at(1, "bulk")) {
+    if (at(2, "commit_group")) return Op::bulk_commit;
+    if (at(2, "wait_group")) return Op::bulk_wait;
+    if (at(2, "tensor") && has(m, "bulk_group") && has(m, "global")) return Op::tma_store;
+    if (at(2, "tensor") && has(m, "mbarrier::complete_tx::bytes")) return Op::tma_load;
+    return std::nullopt;
+  }
+  if (base == "cp" && at(0, "async")) {  // Ampere cp.async (PTX ISA 9.7.9.24)
+    if (at(1, "commit_group")) return Op::cp_async_commit;
+    if (at(1, "wait_group") || at(1, "wait_all")) return Op::cp_async_wait;
+    if ((at(1, "ca") || at(1, "cg")) && has(m, "global")) return Op::cp_async;
+    return std::nullopt;
+  }
+  if (base == "tensormap") {
+    if (at(0, "replace") && has(m, "global_address")) return Op::tensormap_replace;
+    if (at(0, "cp_fenceproxy")) return Op::tensormap_cp_fenceproxy;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Type> parse_type(const std::string& m) {
+  if (m == "pred") return Type{Type::Kind::pred, 1};
+  if (m.size() < 2) return std::nullopt;
+  Type t;
+  switch (m[0]) {
+    case 'u': t.kind = Type::Kind::u; break;
+    case 's': t.kind = Type::Kind::s; break;
+    case 'b': t.kind = Type::Kind::b; break;
+    case 'f': t.kind = Type::Kind::f; break;
+    default: return std::nullopt;
+  }
+  std::string bits = m.substr(1);
+  if (bits != "8" && bits != "16" && bits != "32" && bits != "64") return std::nullopt;
+  t.bytes = std::stoi(bits) / 8;
+  if (t.kind == Type::Kind::f && t.bytes < 4) return std::nullopt;  // f16 is not interpreted
+  return t;
+}
+
+bool decode_opcode(const std::string& opcode, Instr& in) {
+  std::vector<std::string> parts = split(opcode);
+  std::string base = parts.front();
+  in.mods.assign(parts.begin() + 1, parts.end());
+  in.opcode = opcode;
+  auto simple = simple_ops().find(base);
+  if (simple != simple_ops().end()) {
+    in.op = simple->second;
+  } else if (auto op = special_op(base, in.mods)) {
+    in.op = *op;
+  } else {
+    return false;
+  }
+  std::vector<Type> types;
+  for (const std::string& m : in.mods) {
+    if (auto t = parse_type(m)) types.push_back(*t);
+    if (auto s = parse_space(m); s && in.space == Space::generic) in.space = *s;
+    if (m == "v2") in.vec = 2;
+    if (m == "v4") in.vec = 4;
+  }
+  in.wide = has(in.mods, "wide");
+  in.to = has(in.mods, "to");
+  if (in.op == Op::setp && !in.mods.empty()) in.cmp = in.mods.front();
+  if (!types.empty()) in.type = types.front();
+  if (types.size() > 1) in.type2 = types[1];
+  if (in.op == Op::cvt && types.size() != 2) return false;
+  if ((in.op == Op::tma_load || in.op == Op::tma_store) &&
+      (has(in.mods, "multicast::cluster") || has(in.mods, "im2col") || has(in.mods, "L2::cache_hint")))
+    return false;  // one CTA, tile mode, no cache-policy operand
+  if (in.op == Op::mul || in.op == Op::mad)
+    if (!has(in.mods, "lo") && !has(in.mods, "wide") && !in.type.is_float()) return false;
+  if (in.op == Op::atom || in.op == Op::red)
+    if (in.space == Space::local || in.space == Space::param) return false;
+  return true;
+}
+
+}  // namespace heddle::ptx

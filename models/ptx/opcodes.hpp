@@ -1,0 +1,18 @@
+// Opcode decoding: which interpreter operation a PTX opcode is, its types,
+// state space and vector width (PTX ISA 9.7, instruction by instruction).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/ptx/program.hpp"
+
+namespace heddle::ptx {
+
+/// A type modifier (".u32", ".f32", ".pred"); nullopt when `mod` is not one.
+std::optional<Type> parse_type(const std::string& mod);
+/// Fills op, mods, types, space and vector width of `in` from `opcode`;
+/// returns false when the interpreter does not support the instruction.
+bool decode_opcode(const std::string& opcode, Instr& in);
+
+}  // namespace heddle::ptx

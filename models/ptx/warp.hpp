@@ -1,0 +1,70 @@
+// One warp of a PTX kernel as one heddle thread: 32 lanes interpreted
+// together, each with its own registers and program counter.
+//
+// Divergence and reconvergence (the rule, PTX ISA 9.7.8 leaves it to the
+// hardware): at each step the warp runs the instruction of its live lanes'
+// smallest program counter, for every lane there ("minimum PC first",
+// the thread-frontier rule of Diamos et al., MICRO 2011, section 4). Lanes
+// that branched forward wait until the others reach them, so the two sides
+// of a divergent if run one after the other and the warp reconverges at the
+// first instruction both sides reach in layout order (the post-dominator for
+// the forward-structured code nvcc emits); a lane leaving a loop waits for
+// the lanes still in it. Lanes never wait for a lane further ahead, so code
+// where one lane spins on work another lane of the same warp must do first
+// is outside this rule (it deadlocks here).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "models/ptx/launch.hpp"
+
+namespace heddle::ptx {
+
+class Warp {
+ public:
+  Warp(LaunchState& state, const gpu::ThreadInfo& thread);
+  /// Interprets the kernel until every lane has exited.
+  void run();
+
+  /// The value of `a` for `lane` as type `t` (registers, immediates,
+  /// special registers, shared variables' addresses).
+  std::uint64_t value(const Arg& a, int lane, const Type& t) const;
+  /// Writes `v` (truncated to `t`) to register operand `a` of `lane`; sinks ignore it.
+  void set(const Arg& a, int lane, std::uint64_t v, const Type& t);
+  /// The address operand `a` for `lane`: base register or variable plus offset.
+  std::uint64_t address(const Arg& a, int lane) const;
+  /// The region and offset `a` names for `lane` in state space `space`.
+  std::pair<Region*, std::size_t> memory(const Instr& in, const Arg& a, int lane, Space space,
+                                         std::size_t bytes) const;
+
+  LaunchState& state;
+  const gpu::ThreadInfo& thread;
+  /// The warp's cp.async-groups (Ampere): uncommitted copies, then the
+  /// committed groups oldest first (cp_async.cpp).
+  std::vector<gpu::BulkOp*> cp_uncommitted;
+  std::vector<std::vector<gpu::BulkOp*>> cp_groups;
+  std::uint32_t cp_issued = 0;  // copies issued so far (their names)
+
+ private:
+  void step(const Instr& in, std::uint32_t exec);
+  void alu(const Instr& in, int lane);
+  void load_store(const Instr& in, std::uint32_t exec);
+  void shuffle(const Instr& in, std::uint32_t exec);
+  std::uint64_t special(const Arg& a, int lane) const;
+
+  int warp_ = 0;
+  std::uint32_t live_ = 0;         // lanes that have not exited
+  std::array<int, 32> pc_{};
+  std::vector<std::uint64_t> regs_;  // regs_[reg * 32 + lane]
+};
+
+/// Runs a visible (Hopper) operation for the lanes in `exec`; false when
+/// `in` is not one (then the ALU runs it). hopper.cpp.
+bool run_visible(Warp& w, const Instr& in, std::uint32_t exec);
+
+/// Bit helpers shared by the interpreter's files.
+std::uint64_t truncate(std::uint64_t v, int bytes);
+std::int64_t sign_extend(std::uint64_t v, int bytes);
+
+}  // namespace heddle::ptx

@@ -1,0 +1,31 @@
+// Helpers for the PTX front-end tests: build a "ptx/..." kernel from a file
+// or from PTX text, and run it in-process.
+#pragma once
+#include <map>
+#include <string>
+
+#include "checker/explore/explorer.hpp"
+
+namespace heddle::test {
+
+/// A PTX launch: the file, its entry, threads per CTA and the --arg specs.
+struct PtxLaunch {
+  std::string file;
+  std::string kernel;
+  int threads = 32;
+  std::string args;  // space-separated NAME=SPEC
+  int ctas = 1;
+};
+
+/// The front end's parameter values for `l` (what `heddle run --ptx` passes).
+std::map<std::string, std::string> ptx_values(const PtxLaunch& l);
+/// Builds (registers) the kernel of `l` and returns its name ("ptx/ENTRY").
+std::string build_ptx(const PtxLaunch& l);
+/// Builds and explores `l` under `config`.
+RunResult run_ptx(const PtxLaunch& l, RunConfig config = {});
+/// Writes `text` to a fresh temporary .ptx file and returns its path.
+std::string write_ptx(const std::string& text);
+/// The path of committed PTX file `name` in test/ptx/data.
+std::string ptx_data(const std::string& name);
+
+}  // namespace heddle::test
