@@ -1,10 +1,9 @@
 // The grid loop of one kernel thread. Grid points run in Pallas's order
 // (row-major, the last dimension fastest); on a device with several cores
 // the first "parallel" dimension is split into one contiguous share per
-// core (megacore). A blocked operand's block is copied in by DMA when its
-// block index changes, and copied out when the next point's index differs
-// or at the end, as the Pallas TPU pipeline does. Copies are waited before
-// the body runs (inputs) or before the next point (outputs).
+// core (megacore). Blocked operands are double-buffered: every block copy
+// is a DMA on the buffer's own semaphore, so the explorer runs them in any
+// order the waits allow, as on the chip.
 #include <fmt/format.h>
 
 #include "checker/engine/errors.hpp"
@@ -72,30 +71,49 @@ RefBinding hbm_block(const Operand& o, const Point& b, std::source_location loc)
   return r;
 }
 
-// Copies block `b` between HBM and the operand's VMEM/SMEM buffer by DMAs
-// (one per contiguous run), started together and then waited.
-void copy_block(const Launch& l, const Operand& o, const Point& b, bool in,
-                const ThreadContext& c) {
-  const auto loc = l.program->kernel_loc;
+using Copies = std::vector<tpu::AsyncCopy>;
+
+// Starts the DMAs (one per contiguous run) that move block `b` between HBM
+// and buffer `slot` of the operand: in (HBM to buffer) or out.
+Copies start_copy(const Program& p, const Operand& o, const Point& b, int slot, bool in,
+                  const ThreadContext& c) {
+  const auto loc = p.kernel_loc;
   auto elems = hbm_block(o, b, loc).elements();
   Region& hbm = region_of(*o.hbm, c.device, c.core);
   Region& buf = region_of(*o.kernel_ref.alloc, c.device, c.core);
-  std::vector<tpu::AsyncCopy> copies;
-  std::size_t pos = 0, i = 0;
+  const tpu::Sem& sem = o.sems.at(static_cast<std::size_t>(slot));
+  Copies copies;
+  auto pos = static_cast<std::size_t>(slot * o.block_elems);
+  std::size_t i = 0;
   while (i < elems.size()) {
     std::size_t j = i + 1;
     while (j < elems.size() && elems[j] == elems[j - 1] + 1) ++j;
     tpu::Place h{&hbm, static_cast<std::size_t>(elems[i]), j - i}, v{&buf, pos, j - i};
-    copies.push_back(in ? tpu::make_copy(h, v, l.pipeline_sem, loc)
-                        : tpu::make_copy(v, h, l.pipeline_sem, loc));
+    copies.push_back(in ? tpu::make_copy(h, v, sem, loc) : tpu::make_copy(v, h, sem, loc));
     copies.back().start(loc);
     pos += j - i;
     i = j;
   }
-  for (auto& copy : copies) copy.wait(loc);
+  return copies;
 }
+
+void wait_all(Copies& copies, std::source_location loc) {
+  for (auto& c : copies) c.wait(loc);
+  copies.clear();
+}
+
+// The double-buffer state of one blocked operand along the grid loop.
+struct Buffers {
+  Point index;                 // block in the current buffer
+  int slot = 0;                // the buffer the body uses now
+  Copies in_flight[2];         // copies into (inputs) or out of (outputs) each buffer
+};
 }  // namespace
 
+// Pallas's TPU pipeline, per grid point n: wait for the input blocks of n,
+// start fetching those of n+1 into the other buffers, run the body, start
+// writing back the output blocks that change after n; an output buffer is
+// reused only after its write-back is waited.
 void run_core(const Launch& l) {
   const Program& p = *l.program;
   ThreadContext ctx;
@@ -103,31 +121,43 @@ void run_core(const Launch& l) {
   ctx.core = tpu::core_id(p.kernel_loc);
   ctx.program = &p;
   ctx.scoped = &l.scoped;
+  const auto loc = p.kernel_loc;
   auto points = points_of(p, ctx.core, tpu::Mesh::current().cores());
-  std::vector<Slot> args;
-  for (const auto& o : l.operands) args.emplace_back(o.kernel_ref);
-  for (const auto& s : l.scratch) args.emplace_back(s);
-  std::vector<Point> current(l.operands.size());
+  std::vector<Buffers> st(l.operands.size());
   for (std::size_t n = 0; n < points.size(); ++n) {
     ctx.program_ids = points[n];
     Interp in(ctx);
-    std::vector<Point> next(l.operands.size());
+    std::vector<Slot> args;
     for (std::size_t k = 0; k < l.operands.size(); ++k) {
       const Operand& o = l.operands[k];
-      if (!o.block) continue;
-      Point b = block_index(in, l, o, points[n]);
-      if (!o.is_output && (n == 0 || b != current[k])) copy_block(l, o, b, true, ctx);
-      current[k] = b;
+      RefBinding ref = o.kernel_ref;
+      if (o.block) {
+        Buffers& b = st[k];
+        Point now = block_index(in, l, o, points[n]);
+        if (n == 0 && !o.is_output) b.in_flight[0] = start_copy(p, o, now, 0, true, ctx);
+        if (n > 0 && now != b.index) b.slot ^= 1;
+        b.index = now;
+        wait_all(b.in_flight[b.slot], loc);  // input: the fetch; output: the old write-back
+        if (!o.is_output && n + 1 < points.size()) {
+          Point next = block_index(in, l, o, points[n + 1]);
+          if (next != now) b.in_flight[b.slot ^ 1] = start_copy(p, o, next, b.slot ^ 1, true, ctx);
+        }
+        ref.offset = b.slot * o.block_elems;
+      }
+      args.emplace_back(std::move(ref));
     }
+    for (const auto& s : l.scratch) args.emplace_back(s);
     in.eval(p.kernel, args);
     for (std::size_t k = 0; k < l.operands.size(); ++k) {
       const Operand& o = l.operands[k];
       if (!o.block || !o.is_output) continue;
-      bool last = n + 1 == points.size();
-      if (last || block_index(in, l, o, points[n + 1]) != current[k])
-        copy_block(l, o, current[k], false, ctx);
+      Buffers& b = st[k];
+      if (n + 1 == points.size() || block_index(in, l, o, points[n + 1]) != b.index)
+        b.in_flight[b.slot] = start_copy(p, o, b.index, b.slot, false, ctx);
     }
   }
+  for (auto& b : st)
+    for (auto& c : b.in_flight) wait_all(c, loc);
 }
 
 }  // namespace heddle::pallas

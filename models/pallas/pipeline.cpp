@@ -87,7 +87,13 @@ Operand make_operand(const Program& p, std::size_t k, const Aval& array, bool ou
     if (k < p.num_index_operands)
       throw ModelError("blocked scalar-prefetch operands are not supported", p.kernel_loc);
     o.block = &p.blocks.at(k - p.num_index_operands);  // block specs: inputs, then outputs
-    o.kernel_ref = memory_ref(name, param, space_of(param.space));
+    Aval two = param;  // two buffers: the pipeline fills one while the body uses the other
+    two.shape.insert(two.shape.begin(), 2);
+    o.kernel_ref = memory_ref(name, two, space_of(param.space));
+    o.kernel_ref.dims = dense_dims(param.shape);
+    o.block_elems = num_elements(param.shape);
+    for (int slot = 0; slot < 2; ++slot)
+      o.sems.push_back(tpu::dma_semaphore(fmt::format("{}.copy_sem[{}]", name, slot)));
   } else {
     o.kernel_ref.alloc = o.hbm;
     o.kernel_ref.dtype = o.dtype;
@@ -118,7 +124,6 @@ std::shared_ptr<Launch> prepare(std::shared_ptr<const Program> program) {
     l->scratch.push_back(scratch_ref(p.arg_names.at(k), p.kernel.invars.at(k).aval, nullptr));
   }
   find_scoped(p.kernel, *l);
-  l->pipeline_sem = tpu::dma_semaphore("pipeline_sem");
   return l;
 }
 

@@ -1,6 +1,6 @@
-// The pallas_call around the kernel body: operands in HBM, blocks in VMEM
-// or SMEM, scratch, and the grid loop that copies blocks in and out with
-// DMAs, as Pallas's TPU pipeline does (in Pallas's grid order).
+// The pallas_call around the kernel body: operands in HBM, blocks in two
+// VMEM or SMEM buffers each, scratch, and the grid loop that copies blocks
+// in and out with DMAs, double-buffered as Pallas's TPU pipeline does.
 #pragma once
 #include <map>
 #include <memory>
@@ -17,7 +17,9 @@ struct Operand {
   DType dtype = DType::i32;
   Shape array_shape;
   const BlockSpec* block = nullptr;   // blocked into VMEM/SMEM; nullptr: the kernel gets hbm
-  RefBinding kernel_ref;              // what the kernel's parameter is bound to
+  RefBinding kernel_ref;              // the kernel's parameter (blocked: buffer 0 of 2)
+  std::int64_t block_elems = 0;       // blocked: elements per buffer
+  std::vector<tpu::Sem> sems;         // blocked: the DMA semaphore of each buffer
   bool is_output = false;
 };
 
@@ -27,7 +29,6 @@ struct Launch {
   std::vector<Operand> operands;          // index operands and inputs, then outputs
   std::vector<RefBinding> scratch;        // scratch operands, in order
   std::map<const Eqn*, std::vector<RefBinding>> scoped;  // run_scoped allocations
-  tpu::Sem pipeline_sem;                  // the DMA semaphore of the block copies
 };
 
 /// Allocates operands, blocks, scratch and run_scoped buffers, and writes

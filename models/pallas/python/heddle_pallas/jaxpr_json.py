@@ -43,9 +43,12 @@ def aval_json(aval) -> dict:
 
 
 def memory_space_name(space) -> str:
-    """'any', 'hbm', 'vmem', 'smem' or 'semaphore' (lower case, no enum prefix)."""
+    """'any', 'hbm', 'vmem', 'smem' or 'semaphore' (lower case, no enum prefix).
+
+    A ref with no memory space is in VMEM: the Pallas TPU default, where
+    BlockSpecs without memory_space put their blocks."""
     if space is None:
-        return "any"
+        return "vmem"
     text = str(space).lower()
     for name in ("semaphore", "vmem", "smem", "hbm", "any"):
         if name in text:
