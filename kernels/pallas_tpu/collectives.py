@@ -23,15 +23,17 @@ def _sharded(call, n):
     return jax.shard_map(call, mesh=_mesh(n), in_specs=P("x"), out_specs=P("x"), check_vma=False)
 
 
-def handshake(n):
-    """The guide's barrier: tell both neighbours this device is in the kernel
-    (its buffers exist), then wait until both have said the same."""
+def handshake(n, peers=None):
+    """A barrier before the first DMA: tell the devices that will DMA into
+    this one (by default the left neighbour) that its buffers exist, then
+    wait until every device this one sends to has said the same."""
     d = jax.lax.axis_index("x")
+    peers = peers or [n - 1]
     barrier = pltpu.get_barrier_semaphore()
-    for neighbour in (jax.lax.rem(d + n - 1, n), jax.lax.rem(d + 1, n)):
-        pltpu.semaphore_signal(barrier, 1, device_id=(neighbour,),
+    for k in peers:
+        pltpu.semaphore_signal(barrier, 1, device_id=(jax.lax.rem(d + k, n),),
                                device_id_type=pltpu.DeviceIdType.MESH)
-    pltpu.semaphore_wait(barrier, 2)
+    pltpu.semaphore_wait(barrier, len(peers))
 
 
 def right_permute_kernel(x_ref, out_ref, send_sem, recv_sem, *, n):
@@ -103,7 +105,7 @@ def make_all_gather(devices=2, block=2, interpret=None):
 
 
 def all_reduce_kernel(x_ref, out_ref, gathered, send_sem, recv_sems, *, n):
-    handshake(n)
+    handshake(n, peers=list(range(1, n)))  # every device sends to every other
     d = jax.lax.axis_index("x")
     copies = []
     for k in range(1, n):

@@ -17,9 +17,12 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 from jax.sharding import PartitionSpec as P
 
+from collectives import handshake
+
 
 def ring_kernel(x_ref, out_ref, recv_buf, send_sem, recv_sems, capacity, *, n, steps, slots,
                 chunk, fixed):
+    handshake(n)  # both neighbours are in the kernel: their VMEM buffers exist
     d = jax.lax.axis_index("x")
     left = jax.lax.rem(d + n - 1, n)
     right = jax.lax.rem(d + 1, n)
