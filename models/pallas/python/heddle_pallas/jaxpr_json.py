@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import os
 
 import numpy as np
 from jax import tree_util
@@ -61,7 +62,15 @@ def source_json(eqn) -> dict | None:
     frame = source_info_util.user_frame(eqn.source_info.traceback)
     if frame is None:
         return None
-    return {"file": frame.file_name, "line": frame.start_line, "function": frame.function_name}
+    return {"file": _relative(frame.file_name), "line": frame.start_line,
+            "function": frame.function_name}
+
+
+def _relative(path: str) -> str:
+    """Paths under the working directory are written relative to it, so an
+    export does not depend on where the tree was checked out."""
+    cwd = os.getcwd() + os.sep
+    return path[len(cwd):] if path.startswith(cwd) else path
 
 
 class Writer:
