@@ -41,7 +41,7 @@ def heddle_binary() -> str:
     """$HEDDLE, else the repository's build/kernels/heddle, else heddle on PATH."""
     if os.environ.get("HEDDLE"):
         return os.environ["HEDDLE"]
-    repo = pathlib.Path(__file__).resolve().parents[3]
+    repo = pathlib.Path(__file__).resolve().parents[4]
     built = repo / "build" / "kernels" / "heddle"
     if built.exists():
         return str(built)
