@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 
 import jax
 import numpy as np
 from jax._src import core as jax_core
 
-from heddle_pallas.jaxpr_json import Writer, aval_json, source_json
+from heddle_pallas.jaxpr_json import Writer, aval_json, relative_path, source_json
 
 FORMAT = "heddle-pallas"
 VERSION = 1
@@ -163,7 +164,13 @@ def _arg_names(kernel):
 
 
 def _kernel_source(kernel):
-    """The first user line of the kernel (where heddle says the kernel is)."""
+    """Where the kernel function is defined (the pipeline's copies are named
+    there); else the first user line of the kernel."""
+    info = getattr(getattr(kernel, "debug_info", None), "func_src_info", None) or ""
+    match = re.fullmatch(r"(.*) at (.*):(\d+)", info)
+    if match:
+        name, file, line = match.groups()
+        return {"file": relative_path(file), "line": int(line), "function": name}
     for e in kernel.eqns:
         s = source_json(e)
         if s:

@@ -62,11 +62,11 @@ def source_json(eqn) -> dict | None:
     frame = source_info_util.user_frame(eqn.source_info.traceback)
     if frame is None:
         return None
-    return {"file": _relative(frame.file_name), "line": frame.start_line,
+    return {"file": relative_path(frame.file_name), "line": frame.start_line,
             "function": frame.function_name}
 
 
-def _relative(path: str) -> str:
+def relative_path(path: str) -> str:
     """Paths under the working directory are written relative to it, so an
     export does not depend on where the tree was checked out."""
     cwd = os.getcwd() + os.sep
