@@ -172,9 +172,9 @@ void check_supported(const Jaxpr& j, const std::string& path) {
   for (const auto& e : j.eqns) {
     if (!has_primitive(e.prim))
       throw UsageError(fmt::format(
-          "{}: primitive {} at {}:{} is not supported by heddle's Pallas interpreter; rewrite "
-          "that line with supported operations or file an issue (heddle list shows none of "
-          "this: see models/pallas/README.md for the list)",
+          "{}: primitive {} at {}:{} is not supported by heddle's Pallas interpreter "
+          "(models/pallas/README.md lists what is); rewrite that line with supported "
+          "operations",
           path, e.prim, e.loc.file_name(), e.loc.line()));
     for (const auto& [_, subs] : e.subs)
       for (const auto& s : subs) check_supported(*s, path);
@@ -193,6 +193,7 @@ Program load_program(const std::string& path) {
   try {
     Program p = parse_program(j, path);
     check_supported(p.kernel, path);
+    for (const auto& b : p.blocks) check_supported(b.index_map, path);
     return p;
   } catch (const json::exception& e) {
     throw UsageError(fmt::format("{}: malformed heddle Pallas export: {}", path, e.what()));

@@ -29,18 +29,20 @@ CASES = {
     "all_gather_3": (collectives.make_all_gather, dict(devices=3), True),
     "all_reduce_2": (collectives.make_all_reduce, dict(devices=2), True),
     "double_buffered": (pipeline.make, dict(blocks=3, block=4), True),
+    "matmul": (pipeline.make_matmul, dict(n=3), True),
 }
 
 
 def export_case(name, out_dir):
     make, kwargs, compare = CASES[name]
     fn, x, want = make(**kwargs)
+    args = x if isinstance(x, tuple) else (x,)
     expect = None
     if compare:
-        expect = np.asarray(fn(x))
+        expect = np.asarray(fn(*args))
         if not np.array_equal(expect.reshape(-1), np.asarray(want).reshape(-1)):
             raise SystemExit(f"{name}: JAX's output {expect} differs from the reference {want}")
-    return export(fn, x, path=str(out_dir / f"{name}.json"), name=name, expect=expect)
+    return export(fn, *args, path=str(out_dir / f"{name}.json"), name=name, expect=expect)
 
 
 if __name__ == "__main__":

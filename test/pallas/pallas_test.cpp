@@ -39,12 +39,13 @@ std::string edited(const std::string& name, F edit) {
 
 TEST_CASE("pallas: correct kernels are verified exhaustively, outputs equal to JAX's", "[pallas]") {
   auto name = GENERATE(as<std::string>{}, "ring_fixed_3", "right_permute_3", "all_gather_3",
-                       "all_reduce_2", "double_buffered");
+                       "all_reduce_2", "double_buffered", "matmul");
   INFO(name);
   auto r = test::run(kernel(name));
   CHECK(r.verdict == Verdict::ok);
   CHECK(r.exhaustive);
-  CHECK(r.stats.executions > 1);  // DMAs in flight: more than one order was explored
+  if (name != "matmul")  // one block each, no grid: its copies are ordered
+    CHECK(r.stats.executions > 1);  // DMAs in flight: more than one order was explored
 }
 
 TEST_CASE("pallas: the fixed ring is verified exhaustively at 4 devices", "[pallas][.long]") {
