@@ -16,6 +16,7 @@ sys.path[:0] = [str(ROOT / "models/pallas/python"), str(ROOT / "kernels/pallas_t
 import numpy as np  # noqa: E402
 
 import collectives  # noqa: E402
+import local_ops  # noqa: E402
 import pipeline  # noqa: E402
 import ring_reuse_recv_sem as ring  # noqa: E402
 from heddle_pallas import export  # noqa: E402
@@ -30,6 +31,7 @@ CASES = {
     "all_reduce_2": (collectives.make_all_reduce, dict(devices=2), True),
     "double_buffered": (pipeline.make, dict(blocks=3, block=4), True),
     "matmul": (pipeline.make_matmul, dict(n=3), True),
+    "local_ops": (local_ops.make, dict(n=6), True),
 }
 
 

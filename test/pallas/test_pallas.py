@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import collectives
+import local_ops
 import pipeline
 import ring_reuse_recv_sem as ring
 from heddle_pallas import BugFound, ExportError, check, describe, export
@@ -41,7 +42,7 @@ def test_fixed_ring_is_verified_with_jax_outputs(devices):
 
 
 @pytest.mark.parametrize("make", [collectives.make_right_permute, collectives.make_all_gather,
-                                  collectives.make_all_reduce, pipeline.make])
+                                  collectives.make_all_reduce, pipeline.make, local_ops.make])
 def test_collectives_and_pipeline_match_jax_in_every_schedule(make):
     fn, x, want = make()
     out = np.asarray(fn(x))
