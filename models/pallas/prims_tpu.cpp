@@ -83,18 +83,20 @@ tpu::Place place_of(const RefBinding& r, std::uint32_t device, std::uint32_t cor
   return tpu::Place{&reg, first, elems.size()};
 }
 
-// Marks the oldest DMA whose signal on `sem` has happened and was not yet
-// waited as waited (for the exit check that every DMA is waited). The wait
-// just took bytes that only DMA signals put there, so one such DMA exists.
-void mark_waited(tpu::TpuSemaphore& sem) {
+// Marks the DMAs whose signals a wait of `value` bytes on `sem` consumed
+// as waited (for the exit check that every DMA is waited): the oldest ones
+// whose signal on `sem` has happened and was not yet waited, until their
+// bytes cover `value`. Only DMA signals put bytes there, so they exist.
+void mark_waited(tpu::TpuSemaphore& sem, std::uint64_t value) {
+  std::uint64_t covered = 0;
   for (const auto& r : tpu::Mesh::current().dmas()) {
+    if (covered >= value) return;
     if (r->received && r->recv_sem == &sem && !r->recv_waited) {
       r->recv_waited = true;
-      return;
-    }
-    if (r->sent && r->send_sem == &sem && !r->send_waited) {
+      covered += r->bytes;
+    } else if (r->sent && r->send_sem == &sem && !r->send_waited) {
       r->send_waited = true;
-      return;
+      covered += r->bytes;
     }
   }
 }
@@ -144,8 +146,9 @@ std::vector<Slot> dma_wait(Interp& in, const Eqn& e, std::vector<Slot>&) {
   const auto& c = in.context();
   tpu::Place dst = place_of(a.dst, c.device, c.core, e);
   tpu::TpuSemaphore& sem = one_sem(in, a.dst_sem, a.dst_sem_t, e).here(e.loc);
-  sem.wait(static_cast<std::uint32_t>(dst.count * dst.region->elem_size()), "dma_wait", e.loc);
-  mark_waited(sem);
+  const auto bytes = static_cast<std::uint32_t>(dst.count * dst.region->elem_size());
+  sem.wait(bytes, "dma_wait", e.loc);
+  mark_waited(sem, bytes);
   return {};
 }
 
