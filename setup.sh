@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 packages=(g++ meson ninja-build pkg-config libboost-context-dev catch2 libspdlog-dev libfmt-dev
-          nlohmann-json3-dev libcli11-dev zlib1g-dev tao-pegtl-dev)
+          nlohmann-json3-dev libcli11-dev zlib1g-dev tao-pegtl-dev python3 python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,6 +16,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
+fi
+# Python for the Pallas front end (models/pallas/python): JAX on the CPU in a
+# git-ignored virtual environment, made only when missing. Optional: heddle
+# builds and its C++ tests run without it; the pytest suite needs it.
+jax_version=0.8.2
+if ! .venv/bin/python -c "import jax, pytest; assert jax.__version__ == '$jax_version'" 2>/dev/null; then
+  echo "setup: installing JAX $jax_version (CPU) into .venv"
+  if ! { { [ -x .venv/bin/python ] || python3 -m venv .venv; } &&
+         .venv/bin/python -m pip install -q --disable-pip-version-check \
+           "jax==$jax_version" "jaxlib==$jax_version" pytest >/dev/null; }; then
+    echo "setup: warning: could not install JAX into .venv; the Pallas pytest suite will be skipped" >&2
+  fi
 fi
 if [ ! -f build/build.ninja ]; then
   meson setup build --buildtype=release >/dev/null

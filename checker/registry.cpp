@@ -175,9 +175,31 @@ const Kernel& find_kernel(const std::string& name,
   return find_kernel(name);
 }
 
+std::map<std::string, KernelLoader>& loader_table() {
+  static std::map<std::string, KernelLoader> t;
+  return t;
+}
+
+Registration register_loader(KernelLoader loader) {
+  std::string kind = loader.kind;
+  loader_table()[kind] = std::move(loader);
+  return Registration{kind};
+}
+
+const std::map<std::string, KernelLoader>& loaders() { return loader_table(); }
+
 const Kernel& find_kernel(const std::string& name) {
   auto it = registry().find(name);
   if (it != registry().end()) return it->second;
+  auto colon = name.find(':');
+  if (colon != std::string::npos) {
+    auto loader = loader_table().find(name.substr(0, colon));
+    if (loader != loader_table().end()) {
+      Kernel k = loader->second.load(name.substr(colon + 1));
+      k.name = name;
+      return registry()[name] = std::move(k);
+    }
+  }
   std::vector<std::string> names;
   for (auto& [n, k] : registry()) names.push_back(n);
   throw UsageError(fmt::format("unknown kernel {}{} ('heddle list' shows them all)", name,

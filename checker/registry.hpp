@@ -84,9 +84,23 @@ inline KernelBuilder kernel(std::string name, std::string description) {
   return KernelBuilder(std::move(name), std::move(description));
 }
 
+/// A front end: builds a kernel from a file (e.g. a Pallas kernel exported
+/// from JAX). Registered by models/ so the CLI can run `--KIND FILE`.
+struct KernelLoader {
+  std::string kind;  // "pallas": the CLI's --pallas FILE, kernel name "pallas:FILE"
+  std::string help;
+  std::function<Kernel(const std::string& path)> load;  // UsageError for a bad file
+};
+
+/// Registers a front end (at static initialization, from models/).
+Registration register_loader(KernelLoader loader);
+/// The registered front ends, by kind.
+const std::map<std::string, KernelLoader>& loaders();
+
 /// All registered kernels, by name.
 const std::map<std::string, Kernel>& kernels();
-/// Looks a kernel up; throws UsageError suggesting the closest names.
+/// Looks a kernel up; "KIND:PATH" loads PATH through the KIND front end (once).
+/// Throws UsageError suggesting the closest names.
 const Kernel& find_kernel(const std::string& name);
 /// A command-line option of a front end: `--ptx FILE` sets parameter "file".
 struct FrontEndOption {

@@ -106,6 +106,11 @@ void write_file(const std::string& path, const std::string& text) {
 
 std::string default_out(const std::string& kernel) {
   std::string name = kernel;
+  if (auto colon = name.find(':'); colon != std::string::npos) {  // KIND:PATH -> KIND.STEM
+    std::string file = name.substr(name.find_last_of('/') == std::string::npos
+                                       ? colon + 1 : name.find_last_of('/') + 1);
+    name = name.substr(0, colon) + "." + file.substr(0, file.rfind('.'));
+  }
   for (char& c : name)
     if (c == '/') c = '.';
   return "heddle-cex." + name + ".json";
@@ -243,6 +248,9 @@ int main(int argc, char** argv) {
   app.add_subcommand("list", "list the registered kernels and their parameters");
   auto* run = app.add_subcommand("run", "explore a kernel's schedules");
   run->add_option("kernel", args.kernel, "kernel name (see 'heddle list')");
+  std::map<std::string, std::string> files;  // front end kind -> file (--pallas FILE)
+  for (const auto& [kind, loader] : loaders())
+    run->add_option("--" + kind, files[kind], loader.help);
   run->add_flag("--all", args.all, "the CI job: run every kernel's presets, with a summary table");
   run->add_option("--filter", args.filter, "with --all: only kernels or KERNEL:PRESET matching GLOB");
   run->add_option("--jobs,-j", args.jobs, "with --all: cases run in parallel processes")
@@ -285,6 +293,13 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("list")) return list_kernels();
     if (app.got_subcommand("run")) {
+      for (const auto& [kind, file] : files) {
+        if (file.empty()) continue;
+        if (!args.kernel.empty() || args.all)
+          throw UsageError(fmt::format("--{} FILE names the kernel: give no kernel name or --all",
+                                       kind));
+        args.kernel = kind + ":" + file;
+      }
       if (args.all) return run_all(config, args, log_level);
       auto given = [](const auto& options) {
         return std::any_of(options.begin(), options.end(), [](const auto& v) { return !v.empty(); });

@@ -1,0 +1,98 @@
+// The jaxpr interpreter of one kernel thread: an environment of values and
+// refs, and a table of primitives (registered by the prims_*.cpp files).
+// Refs name heddle memory (tpu::Allocation) or TPU semaphores; reads and
+// writes through them go through heddle's race detector.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "models/pallas/program.hpp"
+#include "models/pallas/value.hpp"
+#include "models/tpu/tpu.hpp"
+
+namespace heddle::pallas {
+
+/// One dimension of a ref view: its size and stride in elements.
+struct Dim {
+  std::int64_t size = 1;
+  std::int64_t stride = 1;
+};
+
+/// A ref as the kernel holds it: memory (an allocation) or semaphores, and
+/// the view of it (offset and strided dims) that indexing produced.
+struct RefBinding {
+  enum class Kind { memory, semaphore };
+  Kind kind = Kind::memory;
+  tpu::Allocation* alloc = nullptr;  // memory
+  DType dtype = DType::i32;          // memory
+  std::vector<tpu::Sem> sems;        // semaphores, flat row-major
+  std::int64_t offset = 0;
+  std::vector<Dim> dims;
+  std::string name;                  // the kernel's name for it ("x_ref")
+
+  /// The view's shape.
+  Shape shape() const;
+  /// Flat element indices of the view, row-major.
+  std::vector<std::int64_t> elements() const;
+};
+
+/// A row-major view of the whole of `n`-element storage of `shape`.
+std::vector<Dim> dense_dims(const Shape& shape);
+
+/// What a variable holds.
+using Slot = std::variant<Value, RefBinding>;
+
+/// Where the kernel thread is: device, core, grid point.
+struct ThreadContext {
+  std::uint32_t device = 0;
+  std::uint32_t core = 0;
+  std::vector<std::int64_t> program_ids;  // one per grid dimension
+  const Program* program = nullptr;
+  /// run_scoped allocations, made at setup (one per run_scoped equation).
+  const std::map<const Eqn*, std::vector<RefBinding>>* scoped = nullptr;
+};
+
+class Interp;
+/// A primitive's interpreter: its inputs in, its outputs out.
+using PrimFn = std::function<std::vector<Slot>(Interp&, const Eqn&, std::vector<Slot>&)>;
+
+/// Registers a primitive (at static initialization, from prims_*.cpp).
+bool register_primitive(const std::string& name, PrimFn fn);
+/// True when the interpreter knows `name`.
+bool has_primitive(const std::string& name);
+
+/// Evaluates jaxprs for one kernel thread.
+class Interp {
+ public:
+  explicit Interp(ThreadContext ctx) : ctx_(std::move(ctx)) {}
+
+  /// Runs `j` on `args` (its open constvars, then its invars) and returns its outvars.
+  std::vector<Slot> eval(const Jaxpr& j, const std::vector<Slot>& args);
+  /// The value of an atom written into parameters ({"var": n} or {"lit": x}).
+  Slot param_atom(const nlohmann::json& atom, const Eqn& e) const;
+  const ThreadContext& context() const noexcept { return ctx_; }
+
+ private:
+  Slot read(const Atom& a, const Eqn* e) const;
+
+  ThreadContext ctx_;
+  std::unordered_map<std::int64_t, Slot> env_;
+};
+
+/// The array held by a slot; ModelError at the equation's line for a ref.
+const Value& as_value(const Slot& s, const Eqn& e);
+/// The ref held by a slot; ModelError at the equation's line for an array.
+const RefBinding& as_ref(const Slot& s, const Eqn& e);
+/// Applies a list of indexers (the exporter's JSON) to a ref view.
+RefBinding apply_indexers(Interp& in, const RefBinding& ref, const nlohmann::json& transforms,
+                          const Eqn& e);
+/// The heddle region of `alloc` on (device, core).
+Region& region_of(const tpu::Allocation& alloc, std::uint32_t device, std::uint32_t core);
+
+}  // namespace heddle::pallas

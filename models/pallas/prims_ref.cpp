@@ -1,0 +1,140 @@
+// Ref primitives: get, swap, addupdate with NDIndexer views. Each contiguous
+// run of elements is one race-checked access of the running kernel thread.
+#include <fmt/format.h>
+
+#include "checker/engine/errors.hpp"
+#include "models/pallas/interp.hpp"
+
+namespace heddle::pallas {
+namespace {
+using nlohmann::json;
+
+std::int64_t int_of(Interp& in, const json& j, const Eqn& e) {
+  return as_value(in.param_atom(j, e), e).index();
+}
+
+// One indexer (pl.ds slices and integer indices, dimension by dimension).
+RefBinding apply_one(Interp& in, const RefBinding& ref, const json& indexer, const Eqn& e) {
+  RefBinding out = ref;
+  out.dims.clear();
+  std::size_t d = 0;
+  for (const auto& entry : indexer) {
+    if (d >= ref.dims.size())
+      throw ModelError(fmt::format("{}: more indices than {} has dimensions", e.prim, ref.name), e.loc);
+    const Dim& dim = ref.dims[d++];
+    if (entry.is_object() && entry.contains("slice")) {
+      const auto& s = entry.at("slice");
+      std::int64_t start = s.at("start").is_null() ? 0 : int_of(in, s.at("start"), e);
+      std::int64_t size = int_of(in, s.at("size"), e);
+      std::int64_t stride = s.value("stride", 1);
+      if (start < 0 || size < 0 || (size > 0 && start + (size - 1) * stride >= dim.size))
+        throw ModelError(fmt::format("{}: slice {}:{}+{} is outside dimension {} of {} (size {})",
+                                     e.prim, start, start, size, d - 1, ref.name, dim.size),
+                         e.loc);
+      out.offset += start * dim.stride;
+      out.dims.push_back(Dim{size, dim.stride * stride});
+      continue;
+    }
+    const Slot held = in.param_atom(entry, e);
+    const Value& v = as_value(held, e);
+    if (!v.shape.empty())
+      throw ModelError(fmt::format("{}: indexing {} with an array (a gather) is not supported",
+                                   e.prim, ref.name), e.loc);
+    std::int64_t i = v.index();
+    if (i < 0 || i >= dim.size)
+      throw ModelError(fmt::format("{}: index {} is outside dimension {} of {} (size {})", e.prim,
+                                   i, d - 1, ref.name, dim.size), e.loc);
+    out.offset += i * dim.stride;
+  }
+  for (; d < ref.dims.size(); ++d) out.dims.push_back(ref.dims[d]);
+  return out;
+}
+
+// Calls fn(first, n) for each maximal contiguous run of the view's elements.
+template <class F>
+void for_runs(const std::vector<std::int64_t>& elems, F fn) {
+  std::size_t i = 0;
+  while (i < elems.size()) {
+    std::size_t j = i + 1;
+    while (j < elems.size() && elems[j] == elems[j - 1] + 1) ++j;
+    fn(static_cast<std::size_t>(elems[i]), j - i);
+    i = j;
+  }
+}
+
+Region& here_region(Interp& in, const RefBinding& r, const Eqn& e) {
+  if (r.kind != RefBinding::Kind::memory)
+    throw ModelError(fmt::format("{}: {} is a semaphore, not memory", e.prim, r.name), e.loc);
+  return region_of(*r.alloc, in.context().device, in.context().core);
+}
+
+Value read_view(Interp& in, const RefBinding& r, const Eqn& e, const char* op) {
+  Region& reg = here_region(in, r, e);
+  auto elems = r.elements();
+  for_runs(elems, [&](std::size_t first, std::size_t n) {
+    reg.check_bounds(first, n, e.loc);
+    reg.access(first, n, false, Proxy::generic, op, e.loc);
+  });
+  Value v{r.dtype, r.shape(), {}};
+  const std::size_t es = dtype_size(r.dtype);
+  for (auto i : elems) v.data.push_back(load_element(r.dtype, reg.bytes() + i * es));
+  return v;
+}
+
+void write_view(Interp& in, const RefBinding& r, const Value& v, const Eqn& e, const char* op) {
+  Region& reg = here_region(in, r, e);
+  auto elems = r.elements();
+  if (v.data.size() != elems.size() && v.data.size() != 1)
+    throw ModelError(fmt::format("{}: storing {} elements into a view of {} of {}", e.prim,
+                                 v.data.size(), r.name, elems.size()), e.loc);
+  for_runs(elems, [&](std::size_t first, std::size_t n) {
+    reg.check_bounds(first, n, e.loc);
+    reg.access(first, n, true, Proxy::generic, op, e.loc);
+  });
+  const std::size_t es = dtype_size(r.dtype);
+  for (std::size_t k = 0; k < elems.size(); ++k)
+    store_element(r.dtype, reg.bytes() + elems[k] * es, v.data.size() == 1 ? v.data[0] : v.data[k]);
+}
+
+const json& transforms_of(const Eqn& e) {
+  static const json none = json::array();
+  auto it = e.params.find("tree");
+  return it == e.params.end() || it->is_null() ? none : *it;
+}
+
+const bool registered = [] {
+  register_primitive("get", [](Interp& in, const Eqn& e, std::vector<Slot>& a) {
+    auto view = apply_indexers(in, as_ref(a.at(0), e), transforms_of(e), e);
+    return std::vector<Slot>{read_view(in, view, e, "get")};
+  });
+  register_primitive("swap", [](Interp& in, const Eqn& e, std::vector<Slot>& a) {
+    auto view = apply_indexers(in, as_ref(a.at(0), e), transforms_of(e), e);
+    Value old = read_view(in, view, e, "swap");
+    write_view(in, view, as_value(a.at(1), e), e, "swap");
+    return std::vector<Slot>{old};
+  });
+  register_primitive("addupdate", [](Interp& in, const Eqn& e, std::vector<Slot>& a) {
+    auto view = apply_indexers(in, as_ref(a.at(0), e), transforms_of(e), e);
+    Value sum = read_view(in, view, e, "addupdate");
+    const Value& inc = as_value(a.at(1), e);
+    for (std::size_t k = 0; k < sum.data.size(); ++k)
+      sum.data[k] = normalize(sum.dtype, sum.data[k] + (inc.data.size() == 1 ? inc.data[0] : inc.data.at(k)));
+    write_view(in, view, sum, e, "addupdate");
+    return std::vector<Slot>{};
+  });
+  return true;
+}();
+}  // namespace
+
+RefBinding apply_indexers(Interp& in, const RefBinding& ref, const json& transforms, const Eqn& e) {
+  RefBinding out = ref;
+  for (const auto& t : transforms) {
+    if (!t.is_object() || !t.contains("indexer"))
+      throw ModelError(fmt::format("{}: ref transform {} is not supported (only indexing: "
+                                   "pl.ds slices and integers)", e.prim, t.dump()), e.loc);
+    out = apply_one(in, out, t.at("indexer"), e);
+  }
+  return out;
+}
+
+}  // namespace heddle::pallas

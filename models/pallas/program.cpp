@@ -1,0 +1,205 @@
+#include "models/pallas/program.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "checker/engine/errors.hpp"
+#include "models/pallas/interp.hpp"
+#include "models/pallas/source_loc.hpp"
+
+namespace heddle::pallas {
+namespace {
+using nlohmann::json;
+
+Aval parse_aval(const json& j) {
+  Aval a;
+  for (const auto& d : j.value("shape", json::array())) a.shape.push_back(d.get<std::int64_t>());
+  a.dtype = j.value("dtype", "int32");
+  a.ref = j.value("ref", false);
+  a.space = j.value("space", "");
+  return a;
+}
+
+Value literal_value(const json& lit, const std::string& dtype) {
+  DType d = parse_dtype(dtype);
+  if (lit.is_array()) throw std::invalid_argument("array literals are not supported");
+  double x = lit.is_boolean() ? (lit.get<bool>() ? 1 : 0) : lit.get<double>();
+  return Value::scalar(d, x);
+}
+
+Atom parse_atom(const json& j) {
+  Atom a;
+  if (j.contains("var")) {
+    a.var = j.at("var").get<std::int64_t>();
+    a.aval = parse_aval(j);
+  } else {
+    a.aval.dtype = j.at("dtype").get<std::string>();
+    a.literal = literal_value(j.at("lit"), a.aval.dtype);
+  }
+  return a;
+}
+
+Value array_value(const json& values, const Aval& aval) {
+  Value v = Value::filled(parse_dtype(aval.dtype), aval.shape, 0);
+  std::vector<double> flat;
+  std::function<void(const json&)> walk = [&](const json& x) {
+    if (x.is_array()) {
+      for (const auto& e : x) walk(e);
+    } else {
+      flat.push_back(x.is_boolean() ? (x.get<bool>() ? 1 : 0) : x.get<double>());
+    }
+  };
+  walk(values);
+  if (flat.size() != v.data.size()) throw std::invalid_argument("constant of the wrong size");
+  for (std::size_t i = 0; i < flat.size(); ++i) v.data[i] = normalize(v.dtype, flat[i]);
+  return v;
+}
+
+std::shared_ptr<Jaxpr> parse_jaxpr(const json& j);
+
+// Collects sub-jaxprs ({"jaxpr": ...} values, alone or in lists) of a params object.
+void collect_subs(const json& params, Eqn& e) {
+  for (const auto& [key, value] : params.items()) {
+    if (value.is_object() && value.contains("jaxpr")) {
+      e.subs[key].push_back(parse_jaxpr(value.at("jaxpr")));
+    } else if (value.is_array()) {
+      for (const auto& item : value)
+        if (item.is_object() && item.contains("jaxpr"))
+          e.subs[key].push_back(parse_jaxpr(item.at("jaxpr")));
+    }
+  }
+}
+
+Eqn parse_eqn(const json& j) {
+  Eqn e;
+  e.prim = j.at("prim").get<std::string>();
+  for (const auto& a : j.at("in")) e.ins.push_back(parse_atom(a));
+  for (const auto& a : j.at("out")) e.outs.push_back(parse_atom(a));
+  e.params = j.value("params", json::object());
+  if (j.contains("src") && j.at("src").is_object()) {
+    const auto& s = j.at("src");
+    e.loc = python_location(s.value("file", "?"), s.value("line", 0u), s.value("function", ""));
+  }
+  collect_subs(e.params, e);
+  return e;
+}
+
+std::shared_ptr<Jaxpr> parse_jaxpr(const json& j) {
+  auto out = std::make_shared<Jaxpr>();
+  for (const auto& c : j.value("constvars", json::array())) {
+    Atom a = parse_atom(c);
+    a.literal = array_value(c.at("value"), a.aval);
+    out->constvars.push_back(std::move(a));
+  }
+  for (const auto& v : j.value("open_constvars", json::array()))
+    out->open_constvars.push_back(parse_atom(v));
+  for (const auto& v : j.at("invars")) out->invars.push_back(parse_atom(v));
+  for (const auto& v : j.at("outvars")) out->outvars.push_back(parse_atom(v));
+  for (const auto& e : j.at("eqns")) out->eqns.push_back(parse_eqn(e));
+  return out;
+}
+
+std::vector<std::vector<double>> per_device(const json& j) {
+  return j.get<std::vector<std::vector<double>>>();
+}
+
+void parse_grid(const json& g, Program& p) {
+  p.grid = g.at("grid").get<std::vector<std::int64_t>>();
+  p.dimension_semantics = g.at("dimension_semantics").get<std::vector<std::string>>();
+  p.num_index_operands = g.at("num_index_operands").get<std::size_t>();
+  p.num_inputs = g.at("num_inputs").get<std::size_t>();
+  p.num_outputs = g.at("num_outputs").get<std::size_t>();
+  p.num_scratch = g.at("num_scratch").get<std::size_t>();
+  for (const auto& b : g.at("blocks")) {
+    BlockSpec s;
+    for (const auto& d : b.at("block_shape"))
+      s.block_shape.push_back(d.is_null() ? std::nullopt : std::optional(d.get<std::int64_t>()));
+    s.array = parse_aval(b.at("array"));
+    s.index_map = *parse_jaxpr(b.at("index_map"));
+    p.blocks.push_back(std::move(s));
+  }
+}
+
+Program parse_program(const json& j, const std::string& path) {
+  Program p;
+  p.path = path;
+  if (j.value("format", "") != kFormat)
+    throw UsageError(fmt::format("{} is not a heddle Pallas export (format {})", path,
+                                 j.value("format", "missing")));
+  if (j.value("version", 0) > kVersion)
+    throw UsageError(fmt::format("{} has format version {}, this heddle reads {}: rebuild heddle",
+                                 path, j.value("version", 0), kVersion));
+  p.name = j.value("name", "kernel");
+  p.devices = j.at("mesh").at("devices").get<std::uint32_t>();
+  for (const auto& a : j.at("mesh").at("axes"))
+    p.mesh_axes.emplace_back(a.at("name").get<std::string>(), a.at("size").get<std::uint32_t>());
+  p.cores = j.value("cores", 1u);
+  for (const auto& o : j.at("operands")) {
+    p.operands.push_back(parse_aval(o.at("aval")));
+    p.operand_values.push_back(o.at("values").is_null() ? std::nullopt
+                                                        : std::optional(per_device(o.at("values"))));
+  }
+  for (const auto& o : j.at("outputs")) p.outputs.push_back(parse_aval(o));
+  for (const auto& a : j.at("input_output_aliases"))
+    p.aliases.emplace_back(a.at(0).get<std::size_t>(), a.at(1).get<std::size_t>());
+  parse_grid(j.at("grid_mapping"), p);
+  p.kernel = *parse_jaxpr(j.at("kernel"));
+  p.arg_names = j.value("arg_names", std::vector<std::string>{});
+  while (p.arg_names.size() < p.kernel.invars.size())
+    p.arg_names.push_back(fmt::format("arg{}", p.arg_names.size()));
+  if (j.contains("kernel_source") && j.at("kernel_source").is_object()) {
+    const auto& s = j.at("kernel_source");
+    p.kernel_loc = python_location(s.value("file", "?"), s.value("line", 0u), s.value("function", ""));
+  }
+  if (j.contains("expected_outputs") && !j.at("expected_outputs").is_null()) {
+    std::vector<std::vector<std::vector<double>>> e;
+    for (const auto& o : j.at("expected_outputs")) e.push_back(per_device(o));
+    p.expected = std::move(e);
+  }
+  return p;
+}
+}  // namespace
+
+const Jaxpr& Eqn::sub(const std::string& param, std::size_t i) const {
+  auto it = subs.find(param);
+  if (it == subs.end() || i >= it->second.size())
+    throw ModelError(fmt::format("{} has no sub-jaxpr {}[{}] in the export", prim, param, i), loc);
+  return *it->second[i];
+}
+
+void check_supported(const Jaxpr& j, const std::string& path) {
+  for (const auto& e : j.eqns) {
+    if (!has_primitive(e.prim))
+      throw UsageError(fmt::format(
+          "{}: primitive {} at {}:{} is not supported by heddle's Pallas interpreter "
+          "(models/pallas/README.md lists what is); rewrite that line with supported "
+          "operations",
+          path, e.prim, e.loc.file_name(), e.loc.line()));
+    for (const auto& [_, subs] : e.subs)
+      for (const auto& s : subs) check_supported(*s, path);
+  }
+}
+
+Program load_program(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw UsageError(fmt::format("cannot read {}: export it with heddle_pallas.export", path));
+  json j;
+  try {
+    j = json::parse(f);
+  } catch (const json::exception& e) {
+    throw UsageError(fmt::format("{} is not valid JSON: {}", path, e.what()));
+  }
+  try {
+    Program p = parse_program(j, path);
+    check_supported(p.kernel, path);
+    for (const auto& b : p.blocks) check_supported(b.index_map, path);
+    return p;
+  } catch (const json::exception& e) {
+    throw UsageError(fmt::format("{}: malformed heddle Pallas export: {}", path, e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+}  // namespace heddle::pallas

@@ -1,0 +1,141 @@
+"""Serializes a kernel jaxpr (and its sub-jaxprs) as plain JSON for heddle.
+
+Every variable gets a number unique within one export; an atom is
+{"var": n} or {"lit": value, "dtype": d}. Each equation keeps its primitive
+name, its parameters (sub-jaxprs included), and the user's Python line.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+
+import numpy as np
+from jax import tree_util
+from jax._src import core as jax_core
+from jax._src import source_info_util
+from jax._src.state import indexing
+
+
+class Numbering:
+    """Numbers the variables of one export (ids are stable within it)."""
+
+    def __init__(self):
+        self._ids: dict[int, int] = {}
+        self._keep = []  # keeps numbered vars alive so id() stays unique
+
+    def of(self, var) -> int:
+        key = id(var)
+        if key not in self._ids:
+            self._ids[key] = len(self._ids)
+            self._keep.append(var)
+        return self._ids[key]
+
+
+def aval_json(aval) -> dict:
+    """Shape, dtype and, for refs, the memory space of an abstract value."""
+    inner = getattr(aval, "inner_aval", None)
+    if inner is not None:  # a Ref
+        space = getattr(aval, "memory_space", None)
+        return {"ref": True, "shape": list(inner.shape), "dtype": str(inner.dtype),
+                "space": memory_space_name(space)}
+    shape = getattr(aval, "shape", ())
+    return {"shape": list(shape), "dtype": str(getattr(aval, "dtype", "token"))}
+
+
+def memory_space_name(space) -> str:
+    """'any', 'hbm', 'vmem', 'smem' or 'semaphore' (lower case, no enum prefix).
+
+    A ref with no memory space is in VMEM: the Pallas TPU default, where
+    BlockSpecs without memory_space put their blocks."""
+    if space is None:
+        return "vmem"
+    text = str(space).lower()
+    for name in ("semaphore", "vmem", "smem", "hbm", "any"):
+        if name in text:
+            return name
+    return text
+
+
+def source_json(eqn) -> dict | None:
+    """The user's frame of an equation: file, line and function."""
+    frame = source_info_util.user_frame(eqn.source_info.traceback)
+    if frame is None:
+        return None
+    return {"file": relative_path(frame.file_name), "line": frame.start_line,
+            "function": frame.function_name}
+
+
+def relative_path(path: str) -> str:
+    """Paths under the working directory are written relative to it, so an
+    export does not depend on where the tree was checked out."""
+    cwd = os.getcwd() + os.sep
+    return path[len(cwd):] if path.startswith(cwd) else path
+
+
+class Writer:
+    """Turns jaxprs into JSON, numbering variables with one Numbering."""
+
+    def __init__(self, numbering: Numbering | None = None):
+        self.numbers = numbering or Numbering()
+
+    def atom(self, a) -> dict:
+        if isinstance(a, jax_core.Literal):
+            return {"lit": np.asarray(a.val).tolist(), "dtype": str(a.aval.dtype)}
+        return {"var": self.numbers.of(a), **aval_json(a.aval)}
+
+    def var(self, v) -> dict:
+        return {"var": self.numbers.of(v), **aval_json(v.aval)}
+
+    def jaxpr(self, j, consts=()) -> dict:
+        if isinstance(j, jax_core.ClosedJaxpr):
+            return self.jaxpr(j.jaxpr, j.consts)
+        closed = len(consts) == len(j.constvars)
+        return {
+            "constvars": [dict(self.var(v), value=np.asarray(c).tolist())
+                          for v, c in zip(j.constvars, consts)] if closed else [],
+            # An open jaxpr's constvars are bound by its equation's inputs (run_scoped).
+            "open_constvars": [] if closed else [self.var(v) for v in j.constvars],
+            "invars": [self.var(v) for v in j.invars],
+            "outvars": [self.atom(v) for v in j.outvars],
+            "eqns": [self.eqn(e) for e in j.eqns],
+        }
+
+    def eqn(self, e) -> dict:
+        params = {}
+        for key, value in e.params.items():
+            if isinstance(value, tree_util.PyTreeDef):
+                leaves = e.invars[len(e.invars) - value.num_leaves:]
+                params[key] = self.value(tree_util.tree_unflatten(value, leaves))
+            else:
+                params[key] = self.value(value)
+        return {"prim": e.primitive.name, "in": [self.atom(a) for a in e.invars],
+                "out": [self.var(v) for v in e.outvars], "params": params,
+                "src": source_json(e)}
+
+    def value(self, v):
+        """A parameter or pytree node as JSON (unknown objects by their repr)."""
+        if isinstance(v, (jax_core.Jaxpr, jax_core.ClosedJaxpr)):
+            return {"jaxpr": self.jaxpr(v)}
+        if isinstance(v, (jax_core.Var, jax_core.Literal)):
+            return self.atom(v)
+        if isinstance(v, indexing.NDIndexer):
+            return {"indexer": [self.value(i) for i in v.indices], "shape": list(v.shape)}
+        if isinstance(v, indexing.Slice):
+            return {"slice": {"start": self.value(v.start), "size": self.value(v.size),
+                              "stride": v.stride}}
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return v
+        if isinstance(v, enum.Enum):
+            return v.name
+        if isinstance(v, (np.integer, np.floating, np.bool_)):
+            return v.item()
+        if isinstance(v, (tuple, list)):
+            return [self.value(x) for x in v]
+        if isinstance(v, (np.dtype, type)) or hasattr(v, "dtype") and not hasattr(v, "shape"):
+            return str(v)
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            fields = {f.name: self.value(getattr(v, f.name)) for f in dataclasses.fields(v)
+                      if f.name not in ("debug",)}
+            return {"type": type(v).__name__, **fields}
+        return {"repr": repr(v)}
