@@ -110,7 +110,7 @@ const Registration grouped_gemm_epilogue =
         .param("others", 0, "other consumer threads writing sD rows (besides warp 0)", 0, 3)
         .flag("fixed", false, "commit; wait_group.read 0 before the rewrite (CUTLASS v3.9.0)")
         .preset("shipped", {{"fixed", "false"}}, Verdict::race)
-        .preset("fixed", {{"fixed", "true"}})
+        .preset("fixed", {{"fixed", "true"}}).exhaustive()
         .preset("cooperative_shipped", {{"others", "1"}, {"subtiles", "2"}}, Verdict::race)
         .body([](const Params& p) {
           Shape sh{p.get_int("groups"), p.get_int("tiles"),  p.get_int("subtiles"),

@@ -142,6 +142,9 @@ void AsyncCopy::start(std::source_location loc) {
   }
   auto id = heddle::issue(r.agent, {phase("dma.copy", all, [&r] { do_copy(r); }, when)}, loc);
   r.agent = Execution::current().agents()[index(id)]->name;
+  Execution::current().set_wait_hint(id, [&r](bool, std::uint32_t) {
+    return fmt::format("wait for it with .wait() on {}", r.send_sem->name());
+  });
 }
 
 void AsyncCopy::wait(std::source_location loc) {
@@ -213,6 +216,11 @@ void AsyncRemoteCopy::start(std::source_location loc) {
                                     phase("rdma.recv", recv, [&r] { do_recv(r); }, recv_when)},
                           loc);
   r.agent = Execution::current().agents()[index(id)]->name;
+  Execution::current().set_wait_hint(id, [&r](bool writes, std::uint32_t) {
+    return writes ? fmt::format("wait for it with .wait_recv() on {}", r.recv_sem->name())
+                  : fmt::format("wait for its send side with .wait_send() on {}",
+                                r.send_sem->name());
+  });
 }
 
 void AsyncRemoteCopy::wait_send(std::source_location loc) {
