@@ -275,7 +275,8 @@ int main(int argc, char** argv) {
                   "seconds between progress lines when stderr is not a terminal");
   run->add_option("--param,-p", args.params, "kernel parameter NAME=VALUE (repeatable)");
   run->add_option("--preset", args.preset,
-                  "start from the kernel's preset NAME ('heddle list' shows them); --param overrides");
+                  "start from the kernel's preset NAME ('heddle list' shows them); "
+                  "--param overrides it");
   run->add_flag("--require-exhaustive", args.require_exhaustive,
                 "fail (exit 1) when a budget stops the run before it covers every execution");
   run->add_option("--strategy", config.strategy, "exploration strategy: dpor (default), optimal, dfs, bounded, random, pct");

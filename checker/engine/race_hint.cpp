@@ -84,7 +84,8 @@ std::string wait_hint(const Execution& ex, const AsyncAgent& copy, const AccessR
   return fmt::format("hint: a missing wait: {} accessed these bytes {} without waiting "
                      "for {} (issued at {}, {}), which {} them ({}); {} must {} before that "
                      "access",
-                     issuer.name, at_step(thread_side.step), copy.name, where(copy.loc), issue_step(copy),
+                     issuer.name, at_step(thread_side.step), copy.name, where(copy.loc),
+                     issue_step(copy),
                      copy_writes ? "writes" : "reads", copy_side.op, issuer.name, how);
 }
 
@@ -93,7 +94,8 @@ std::string sync_hint(const Execution& ex, const AccessRecord& prior, const Acce
   const Agent& first = agent_of(ex, prior.agent);
   const Agent& second = agent_of(ex, now.agent);
   std::string partial;
-  if (second.clock[first.id] >= 1 && first.kind == Agent::Kind::thread)
+  const AsyncAgent* late_copy = as_copy(second);
+  if (late_copy == nullptr && second.clock[first.id] >= 1 && first.kind == Agent::Kind::thread)
     partial = fmt::format(" ({} does synchronize with {}, but only with what {} did before "
                           "this access: its release comes too early)",
                           second.name, first.name, first.name);
@@ -103,9 +105,16 @@ std::string sync_hint(const Execution& ex, const AccessRecord& prior, const Acce
   if (const AsyncAgent* copy = as_copy(first))
     release = fmt::format("{}'s completion must be signalled (a barrier or semaphore it "
                           "completes)", copy->name);
+  // A copy runs with its issuer's clock at the issue: the issuer must wait first.
+  std::string acquire =
+      late_copy == nullptr
+          ? fmt::format("{} must wait for it before its access {}", second.name, at_step(now.step))
+          : fmt::format("{} must wait for it before it issues {} ({})",
+                        agent_of(ex, late_copy->issuer).name, late_copy->name,
+                        issue_step(*late_copy));
   return fmt::format("hint: a missing barrier or semaphore: nothing orders {}'s access before "
-                     "{}'s{}; {}, and {} must wait for it before its access {}",
-                     first.name, second.name, partial, release, second.name, at_step(now.step));
+                     "{}'s{}; {}, and {}",
+                     first.name, second.name, partial, release, acquire);
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 #pragma once
 #include <string>
 
+#include "checker/engine/access_record.hpp"
 #include "checker/engine/ids.hpp"
-#include "checker/engine/memory.hpp"
 
 namespace heddle {
 

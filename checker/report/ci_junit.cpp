@@ -37,7 +37,8 @@ std::string testcase(const CiOutcome& r, const CiOptions& o) {
                                 xml(class_name(r.c.kernel)),
                                 xml(r.c.preset.empty() ? "defaults" : r.c.preset), r.seconds);
   std::string body = r.reason + "\n\n" + r.output;
-  if (!r.artifact.empty()) body += fmt::format("replay with: {} replay {}\n", o.program, r.artifact);
+  if (!r.artifact.empty())
+    body += fmt::format("replay with: {} replay {}\n", o.program, r.artifact);
   if (r.error)
     out += fmt::format("      <error message=\"{}\" type=\"heddle.error\">{}</error>\n",
                        xml(r.reason), xml(r.reason + "\n\n" + r.errors));

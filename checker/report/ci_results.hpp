@@ -20,7 +20,7 @@ struct CiCase {
   std::string preset;                         // empty: the kernel's defaults
   std::map<std::string, std::string> params;  // the preset's parameters
   Verdict expect = Verdict::ok;               // a documented buggy variant expects its bug
-  bool exhaustive = false;  // must cover every execution (preset's expectation, --require-exhaustive)
+  bool exhaustive = false;  // must cover every execution (preset, --require-exhaustive)
   /// "kernel:preset", or "kernel" for defaults; --filter and reports use it.
   std::string id() const { return preset.empty() ? kernel : kernel + ":" + preset; }
 };

@@ -129,8 +129,8 @@ std::string run_progress_text(const RunProgress& p, const RunConfig& config,
   }
   const bool unbudgeted = budget.empty();
   if (unbudgeted) budget = "none (runs until exhaustive)";
-  std::string out = fmt::format("heddle: {}: {} executions, {:.0f}/s, depth {}, {:.1f} s elapsed{}, "
-                                "budget: {}",
+  std::string out = fmt::format("heddle: {}: {} executions, {:.0f}/s, depth {}, {:.1f} s "
+                                "elapsed{}, budget: {}",
                                 p.run, p.executions, rate, p.depth, p.elapsed, left, budget);
   const bool may_end_soon =
       p.estimated && rate > 0 &&

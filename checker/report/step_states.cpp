@@ -97,7 +97,8 @@ std::string state_changes(const StepStates::State& before, const StepStates::Sta
   for (const auto& [k, v] : after) {
     auto it = before.find(k);
     if (it == before.end()) out += fmt::format("{}{}: {} (new)\n", indent, k, v);
-    else if (it->second != v) out += fmt::format("{}{}: {}\n", indent, k, change_words(it->second, v));
+    else if (it->second != v)
+      out += fmt::format("{}{}: {}\n", indent, k, change_words(it->second, v));
   }
   for (const auto& [k, v] : before)
     if (!after.count(k)) out += fmt::format("{}{}: gone (was {})\n", indent, k, v);

@@ -309,8 +309,8 @@ void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_loca
 void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                  Mbarrier& bar, std::source_location loc) {
   ThreadState& t = current_grid().current(loc);
-  BulkOp& op = new_op(t, "tma_load", "tensor load", box_text(desc, c0, c1) + " -> " + span_text(dst),
-                      loc);
+  BulkOp& op =
+      new_op(t, "tma_load", "tensor load", box_text(desc, c0, c1) + " -> " + span_text(dst), loc);
   BulkOp* o = &op;
   o->issued_time = issuer_time();
   Mbarrier* b = &bar;

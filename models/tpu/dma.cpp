@@ -71,9 +71,17 @@ void start_op(const char* name, const TpuSemaphore& main, Footprint fp, std::sou
   Execution::current().visible(std::move(p));
 }
 
-std::string agent_name(const std::string& kind, std::source_location loc) {
-  auto c = Mesh::current().here(loc);
-  return fmt::format("{}.{}", Mesh::current().core_name(c.device, c.core), kind);
+// "dev0.x_hbm[2:4]", "dev0.xbuf[1]" or "dev0.xbuf" (the whole allocation).
+std::string place_text(const Place& p) {
+  const std::string& name = p.region->name();
+  if (p.first == 0 && p.count == p.region->size()) return name;
+  if (p.count == 1) return fmt::format("{}[{}]", name, p.first);
+  return fmt::format("{}[{}:{}]", name, p.first, p.first + p.count);
+}
+
+// A DMA is named by what it moves: "dma dev0.x_hbm[2:4] -> dev0.xbuf".
+std::string agent_name(const char* kind, const Place& src, const Place& dst) {
+  return fmt::format("{} {} -> {}", kind, place_text(src), place_text(dst));
 }
 
 // Marks the DMA whose signal a wait on `sem` consumed as waited: `own` when
@@ -131,7 +139,7 @@ void AsyncCopy::start(std::source_location loc) {
   rec->dst = dst_;
   rec->send_sem = sem_;
   rec->bytes = bytes_;
-  rec->agent = agent_name("dma", loc);
+  rec->agent = agent_name("dma", src_, dst_);
   DmaRecord& r = mesh.add_dma(std::move(rec));
   started_ = &r;
   if (mesh.dma_order() == DmaOrder::eager) return do_copy(r);
@@ -197,7 +205,7 @@ void AsyncRemoteCopy::start(std::source_location loc) {
   rec->send_sem = send_sem_;
   rec->recv_sem = recv_remote_;
   rec->bytes = bytes_;
-  rec->agent = agent_name(fmt::format("rdma.to{}", target_), loc);
+  rec->agent = agent_name("rdma", src_, dst_);
   DmaRecord& r = mesh.add_dma(std::move(rec));
   started_ = &r;
   if (eager) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test/ci/ci_support.hpp"
+#include "test/support/harness.hpp"
 
 using namespace heddle::test;
 namespace fs = std::filesystem;
@@ -14,7 +15,8 @@ TEST_CASE("--require-exhaustive fails a case that a budget stopped", "[ci]") {
   // ci/slow has 369600 executions: 50 cannot cover them.
   auto plain = fixture("run --all --quiet --filter ci/slow --max-executions 50");
   CHECK(plain.code == 0);
-  auto strict = fixture("run --all --quiet --filter ci/slow --max-executions 50 --require-exhaustive");
+  auto strict =
+      fixture("run --all --quiet --filter ci/slow --max-executions 50 --require-exhaustive");
   INFO(strict.out << strict.err);
   CHECK(strict.code == 1);
   CHECK(strict.out.find("FAIL ci/slow: expected an exhaustive run, but the max-executions budget "
@@ -33,7 +35,8 @@ TEST_CASE("a preset declared exhaustive fails only when a budget stops it", "[ci
   INFO(budget.out << budget.err);
   CHECK(budget.code == 1);
   CHECK(budget.out.find("FAIL ci/budgeted:proved: expected an exhaustive run, but the "
-                        "max-executions budget stopped it after 4 executions") != std::string::npos);
+                        "max-executions budget stopped it after 4 executions") !=
+        std::string::npos);
   CHECK(budget.out.find("FAIL ci/budgeted:sampled") == std::string::npos);
   auto report = nlohmann::json::parse(slurp(dir + "/r.json"));
   REQUIRE(report["cases"].size() == 2);
@@ -105,4 +108,24 @@ TEST_CASE("replay hints name the binary that ran", "[ci]") {
   CHECK(job.out.find("replay with: " + exe + " replay " + artifact + "\n") != std::string::npos);
   CHECK(job.out.find("replay with: heddle ") == std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("the max-executions budget counts executions, not abandoned schedules", "[ci]") {
+  // double_buffered_copy: dpor runs 8 executions and abandons 2 schedules
+  // (reversals whose moved wait turned out blocked) on the way.
+  const std::string kernel = "pallas_tpu/double_buffered_copy";
+  heddle::RunResult all = heddle::test::run(kernel);
+  REQUIRE(all.exhaustive);
+  REQUIRE(all.stats.abandoned > 0);
+  const auto executions = all.stats.executions;
+  REQUIRE(executions > 2);
+  heddle::RunConfig c;
+  c.max_executions = executions;
+  heddle::RunResult budget = heddle::test::run(kernel, {}, c);
+  CHECK(budget.stats.executions == executions);  // the abandoned ones did not spend it
+  c.max_executions = executions - 1;
+  heddle::RunResult short_of = heddle::test::run(kernel, {}, c);
+  CHECK(short_of.stats.executions == executions - 1);
+  CHECK_FALSE(short_of.exhaustive);
+  CHECK(short_of.stopped_by == "max-executions");
 }

@@ -103,6 +103,9 @@ TEST_CASE("hint: a TPU DMA read before its wait names .wait() on its semaphore",
   INFO(hint);
   CHECK(has(hint, "hint: a missing wait: "));
   CHECK(has(hint, "dev0 must wait for it with .wait() on dev0.copy_sem before that access"));
+  // The DMA is named by what it moves, and its start issues it in the schedule.
+  CHECK(has(report, " by dma dev0.x_hbm[2:4] -> dev0.xbuf at "));
+  CHECK(has(report, "issues dma dev0.x_hbm[2:4] -> dev0.xbuf\n"));
   CHECK_FALSE(has(report, "proxy"));  // TPU reports in TPU words
   check_golden("missing_wait_dma", report);
 }
