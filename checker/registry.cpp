@@ -112,9 +112,34 @@ Params Kernel::resolve(const std::map<std::string, std::string>& given) const {
   return Params(std::move(values));
 }
 
-KernelBuilder::KernelBuilder(std::string name, std::string description) {
+KernelBuilder::KernelBuilder(std::string name, std::string description,
+                             std::source_location loc) {
   k_.name = std::move(name);
   k_.description = std::move(description);
+  k_.at = where(loc);
+}
+
+KernelBuilder& KernelBuilder::exhaustive() {
+  if (k_.presets.empty())
+    throw std::logic_error(fmt::format("kernel {}: exhaustive() follows the preset it marks: "
+                                       "write .preset(...).exhaustive()",
+                                       k_.name));
+  k_.presets.back().exhaustive = true;
+  return *this;
+}
+
+const Preset& Kernel::find_preset(const std::string& wanted) const {
+  std::vector<std::string> names;
+  for (const auto& p : presets) {
+    if (p.name == wanted) return p;
+    names.push_back(p.name);
+  }
+  if (names.empty())
+    throw UsageError(fmt::format("kernel {} declares no presets; give --param NAME=VALUE instead",
+                                 name));
+  std::string near = suggestion(wanted, names);
+  throw UsageError(fmt::format("kernel {} has no preset {}{}; its presets: {}", name, wanted,
+                               near, fmt::join(names, ", ")));
 }
 
 KernelBuilder& KernelBuilder::param(std::string name, long def, std::string help, long min,

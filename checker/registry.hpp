@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct Preset {
   std::string name;
   std::map<std::string, std::string> params;
   Verdict expect = Verdict::ok;  // a documented buggy variant expects its bug
+  bool exhaustive = false;       // CI fails it when a budget stops it before every execution
 };
 
 /// A registered kernel model.
@@ -50,10 +52,13 @@ struct Kernel {
   std::vector<ParamSpec> params;
   std::vector<Preset> presets;
   std::function<void(const Params&)> setup;  // builds one execution's model
+  std::string at;                            // file:line where the kernel was declared
 
   /// Fills in defaults and validates `given`; throws UsageError with a
   /// suggestion for unknown names and a list for bad values.
   Params resolve(const std::map<std::string, std::string>& given) const;
+  /// The preset named `name`; throws UsageError listing the presets there are.
+  const Preset& find_preset(const std::string& name) const;
 };
 
 /// Proof that a kernel was registered; kernel files keep one per kernel at
@@ -65,13 +70,16 @@ struct Registration {
 /// Builder used by kernel files: `heddle::kernel("name", "what").param(...).body(...)`.
 class KernelBuilder {
  public:
-  KernelBuilder(std::string name, std::string description);
+  KernelBuilder(std::string name, std::string description, std::source_location loc);
   KernelBuilder& param(std::string name, long def, std::string help, long min = 0, long max = 0);
   KernelBuilder& flag(std::string name, bool def, std::string help);
   KernelBuilder& choice(std::string name, std::string def, std::vector<std::string> allowed,
                         std::string help);
   KernelBuilder& preset(std::string name, std::map<std::string, std::string> params,
                         Verdict expect = Verdict::ok);
+  /// The preset declared last must be explored exhaustively: the CI job
+  /// fails it when a budget stops it (`.preset(...).exhaustive()`).
+  KernelBuilder& exhaustive();
   /// Sets the model and registers the kernel.
   Registration body(std::function<void(const Params&)> setup);
 
@@ -80,8 +88,9 @@ class KernelBuilder {
 };
 
 /// Starts declaring a kernel (registered when body() is called).
-inline KernelBuilder kernel(std::string name, std::string description) {
-  return KernelBuilder(std::move(name), std::move(description));
+inline KernelBuilder kernel(std::string name, std::string description,
+                            std::source_location loc = std::source_location::current()) {
+  return KernelBuilder(std::move(name), std::move(description), loc);
 }
 
 /// A front end: builds a kernel from a file (e.g. a Pallas kernel exported

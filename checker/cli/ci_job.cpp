@@ -24,6 +24,10 @@ std::string params_text(const std::map<std::string, std::string>& params) {
 
 std::string expected_text(Verdict v) { return v == Verdict::ok ? "no bug" : verdict_name(v); }
 
+std::string expected_text(const CiCase& c) {
+  return expected_text(c.expect) + (c.exhaustive && c.expect == Verdict::ok ? ", exhaustive" : "");
+}
+
 std::string words(std::string s) {
   std::replace(s.begin(), s.end(), '_', ' ');
   return s;
@@ -37,7 +41,8 @@ std::vector<CiCase> ci_cases(const std::string& filter) {
   for (const auto& [name, k] : kernels()) {
     std::vector<CiCase> mine;
     if (k.presets.empty()) mine.push_back(CiCase{name, "", {}, Verdict::ok});
-    for (const auto& p : k.presets) mine.push_back(CiCase{name, p.name, p.params, p.expect});
+    for (const auto& p : k.presets)
+      mine.push_back(CiCase{name, p.name, p.params, p.expect, p.exhaustive});
     for (auto& c : mine)
       if (filter.empty() || matches(filter, c.kernel) || matches(filter, c.id()))
         out.push_back(std::move(c));
@@ -95,6 +100,14 @@ void classify(CiOutcome& out) {
     out.verdict = fmt::format("not exhaustive ({})", out.summary.value("stopped_by", "budget"));
   else out.verdict = words(v);
   out.passed = want == Verdict::ok ? !bug : v == verdict_name(want);
+  if (out.passed && out.c.exhaustive && v == "no_bug_found") {
+    out.passed = false;
+    out.reason = fmt::format("expected an exhaustive run, but the {} budget stopped it after {} "
+                             "execution{}: raise the budget, or drop the exhaustive expectation",
+                             out.summary.value("stopped_by", "budget"), out.executions,
+                             out.executions == 1 ? "" : "s");
+    return;
+  }
   if (out.passed) return;
   std::string found = bug ? fmt::format("found {}: {}", words(v),
                                         out.summary["report"].value("title", "a bug"))
@@ -110,7 +123,7 @@ std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions&
     auto params = r.summary.is_null() ? r.c.params
                                       : r.summary.value("params", std::map<std::string, std::string>{});
     rows.push_back({r.c.kernel, r.c.preset.empty() ? "(defaults)" : r.c.preset,
-                    params_text(params), o.strategy, r.verdict, expected_text(r.c.expect),
+                    params_text(params), o.strategy, r.verdict, expected_text(r.c),
                     std::to_string(r.executions), seconds_text(r.seconds),
                     r.passed ? "pass" : (r.error ? "ERROR" : "FAIL")});
   }
@@ -142,7 +155,8 @@ std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions&
     if (!r.output.empty() && r.summary.contains("report") && !r.summary["report"].is_null())
       out += r.output;
     if (r.error && !r.errors.empty()) out += r.errors;
-    if (!r.artifact.empty()) out += fmt::format("replay with: heddle replay {}\n", r.artifact);
+    if (!r.artifact.empty())
+      out += fmt::format("replay with: {} replay {}\n", o.program, r.artifact);
   }
   out += fmt::format("\n{} case{}: {} passed, {} failed\n", outs.size(), outs.size() == 1 ? "" : "s",
                      outs.size() - failed, failed);
@@ -151,6 +165,8 @@ std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions&
 
 int run_ci_job(const CiOptions& o) {
   std::vector<CiCase> cases = ci_cases(o.filter);
+  if (o.require_exhaustive)
+    for (auto& c : cases) c.exhaustive = true;
   if (cases.empty())
     throw UsageError(o.filter.empty() ? std::string("no kernels are registered")
                                       : fmt::format("no kernel or preset matches --filter {} "

@@ -42,14 +42,16 @@ struct Running {
   fs::path summary, schedule, out, err;
 };
 
-pid_t spawn_case(const std::string& exe, const std::vector<std::string>& args,
-                 const fs::path& out, const fs::path& err) {
+// Runs `exe` with argv[0] `program` (what the user typed: the case's
+// report names it in its replay hint).
+pid_t spawn_case(const std::string& exe, const std::string& program,
+                 const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> argv{const_cast<char*>(exe.c_str())};
+  std::vector<char*> argv{const_cast<char*>(program.c_str())};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
@@ -113,7 +115,8 @@ std::vector<CiOutcome> run_cases(const std::string& exe, const std::vector<CiCas
                        : fs::path(o.artifacts) / (safe_file_name(cases[next].id()) + ".json");
       fs::remove(r.schedule);  // a stale artifact must not pass for this run's
       outs[next].c = cases[next];
-      r.pid = spawn_case(exe, ci_case_args(cases[next], o, r.summary, r.schedule), r.out, r.err);
+      r.pid = spawn_case(exe, o.program, ci_case_args(cases[next], o, r.summary, r.schedule),
+                         r.out, r.err);
       running.push_back(std::move(r));
       ++next;
     }

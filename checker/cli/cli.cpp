@@ -13,6 +13,7 @@
 #include "checker/engine/errors.hpp"
 #include "checker/explore/explorer.hpp"
 #include "checker/report/progress.hpp"
+#include "checker/report/step_states.hpp"
 #include "checker/report/text_report.hpp"
 #include "checker/report/timeline.hpp"
 
@@ -38,9 +39,13 @@ struct RunArgs {
   // replay
   std::string timeline;      // SVG file
   std::string chrome_trace;  // Chrome trace / Perfetto JSON file
+  bool steps = false;        // replay --steps: what each step changed
   std::string preemption_bound;  // --preemption-bound: K or auto ("" when not given)
   // front ends (--ptx FILE ...): per front end, per option, the values given
   std::vector<std::vector<std::vector<std::string>>> front_end_values;
+  std::string preset;            // --preset: start from this preset's parameters
+  bool require_exhaustive = false;  // a run a budget stopped fails (exit 1)
+  std::string program = "heddle";   // argv[0], named in replay hints
 };
 
 // Adds every front end's options (--ptx FILE --kernel ...) to `run`.
@@ -125,6 +130,15 @@ int list_kernels() {
       if (p.has_range) allowed = fmt::format(" ({}..{})", p.min, p.max);
       fmt::print("    --param {}={}{}  {}\n", p.name, p.default_value, allowed, p.help);
     }
+    for (const auto& p : k.presets) {
+      std::vector<std::string> kv;
+      for (const auto& [key, value] : p.params) kv.push_back(key + "=" + value);
+      std::string expect = p.expect == Verdict::ok ? "no bug" : verdict_name(p.expect);
+      if (p.exhaustive && p.expect == Verdict::ok) expect += ", exhaustive";
+      fmt::print("    --preset {}  ({})  expects {}\n", p.name,
+                 kv.empty() ? std::string("defaults") : fmt::format("{}", fmt::join(kv, " ")),
+                 expect);
+    }
   }
   return 0;
 }
@@ -136,20 +150,36 @@ int finish(const Kernel& kernel, const Params& params, const RunConfig& config,
     file = args.out.empty() ? default_out(kernel.name) : args.out;
     write_file(file, write_schedule(*result.schedule));
   }
-  std::fputs(format_run(kernel, params, config, result, file).c_str(), stdout);
+  std::fputs(format_run(kernel, params, config, result, file, args.program).c_str(), stdout);
   if (!args.summary_json.empty())
     write_file(args.summary_json, summary_json(kernel, params, config, result).dump(2) + "\n");
-  return result.bug ? 1 : 0;
+  if (result.bug) return 1;
+  if (args.require_exhaustive && !result.exhaustive) {
+    fmt::print("FAIL: exhaustive coverage was required ({}), but the run was not exhaustive "
+               "({}): raise the budget or drop the requirement\n",
+               args.preset.empty() ? "--require-exhaustive"
+                                   : fmt::format("preset {} or --require-exhaustive", args.preset),
+               result.stopped_by.empty() ? "stopped early" : result.stopped_by);
+    return 1;
+  }
+  return 0;
 }
 
-int run_kernel(RunConfig config, const RunArgs& args) {
+int run_kernel(RunConfig config, RunArgs args) {
   std::map<std::string, std::string> front_values;
   const FrontEnd* fe = chosen_front_end(args, front_values);
   if (fe != nullptr && !args.kernel.empty())
     throw UsageError(fmt::format("give a registered kernel ({}) or a {} file, not both", args.kernel,
                                  fe->name));
   const Kernel& kernel = fe ? build_kernel(*fe, front_values) : find_kernel(args.kernel);
-  Params params = kernel.resolve(parse_params(args.params));
+  std::map<std::string, std::string> given;
+  if (!args.preset.empty()) {
+    const Preset& preset = kernel.find_preset(args.preset);
+    given = preset.params;
+    args.require_exhaustive |= preset.exhaustive && preset.expect == Verdict::ok;
+  }
+  for (auto& [k, v] : parse_params(args.params)) given[k] = v;  // --param overrides the preset
+  Params params = kernel.resolve(given);
   config.stop_at_first_bug = !args.keep_going;
   config.stack_bytes = args.stack_kib * 1024;
   if (!args.preemption_bound.empty()) {
@@ -159,12 +189,23 @@ int run_kernel(RunConfig config, const RunArgs& args) {
   }
   make_strategy(config);  // reject unknown strategies before running anything
   ProgressLine progress(detect_progress_mode(args.quiet), args.progress_interval);
-  std::uint64_t executions = 0;
+  TreeEstimate estimate;  // dfs explores the whole tree of picks: its size can be estimated
+  if (config.strategy == "dfs" && progress.mode() != ProgressMode::off)
+    config.decorate = estimate.decorator();
+  RunProgress now;
+  now.run = kernel.name;
+  if (!params.values().empty()) {
+    std::vector<std::string> kv;
+    for (const auto& [k, v] : params.values()) kv.push_back(k + "=" + v);
+    now.run += fmt::format(" ({})", fmt::join(kv, " "));
+  }
   auto observe = [&](const Execution& ex, Ending) {
-    ++executions;
+    ++now.executions;
     progress.update([&] {
-      return run_progress_text(executions, static_cast<std::uint32_t>(ex.trace().size()),
-                               progress.elapsed(), config);
+      now.depth = static_cast<std::uint32_t>(ex.trace().size());
+      now.elapsed = progress.elapsed();
+      now.estimated = estimate.total();
+      return run_progress_text(now, config);
     });
   };
   RunResult result = explore(kernel, params, config, observe);
@@ -175,6 +216,9 @@ int run_kernel(RunConfig config, const RunArgs& args) {
 int run_all(const RunConfig& config, const RunArgs& args, const std::string& log_level) {
   if (!args.kernel.empty())
     throw UsageError(fmt::format("give either a kernel ({}) or --all, not both", args.kernel));
+  if (!args.preset.empty())
+    throw UsageError(fmt::format("--preset is for one kernel; with --all pick presets with "
+                                 "--filter 'KERNEL:{}'", args.preset));
   if (!args.out.empty() || !args.summary_json.empty() || args.keep_going)
     throw UsageError("--out, --summary-json and --keep-going are for one kernel; with --all use "
                      "--artifacts DIR and --report json=FILE");
@@ -194,6 +238,8 @@ int run_all(const RunConfig& config, const RunArgs& args, const std::string& log
   o.artifacts = args.artifacts;
   o.quiet = args.quiet;
   o.progress_interval = args.progress_interval;
+  o.require_exhaustive = args.require_exhaustive;
+  o.program = args.program;
   for (const auto& r : args.reports) {
     auto eq = r.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == r.size())
@@ -211,7 +257,15 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
   config = replay_config(s, config);
   TimelineCapture capture(kernel.name, params.values());
   if (!args.timeline.empty() || !args.chrome_trace.empty()) config.decorate = capture.decorator();
+  StepStates steps;
+  if (args.steps) {
+    StrategyDecorator inner = config.decorate;
+    config.decorate = [outer = steps.decorator(), inner](std::unique_ptr<Strategy> s) {
+      return outer(inner ? inner(std::move(s)) : std::move(s));
+    };
+  }
   RunResult result = explore(kernel, params, config);
+  if (args.steps) fmt::print("steps, each with what it changed:\n{}\n", steps.text());
   int code = finish(kernel, params, config, result, args, !args.out.empty());
   if (capture.timeline()) {
     if (!args.timeline.empty()) write_file(args.timeline, timeline_svg(*capture.timeline()));
@@ -238,6 +292,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   RunConfig config;
   RunArgs args;
+  if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0') args.program = argv[0];
   auto add_budgets = [&](CLI::App* sub) {
     sub->add_option("--max-steps", config.max_steps, "steps per execution before livelock");
     sub->add_option("--step-timeout", config.step_timeout, "seconds one thread step may run");
@@ -265,6 +320,11 @@ int main(int argc, char** argv) {
   run->add_option("--progress-interval", args.progress_interval,
                   "seconds between progress lines when stderr is not a terminal");
   run->add_option("--param,-p", args.params, "kernel parameter NAME=VALUE (repeatable)");
+  run->add_option("--preset", args.preset,
+                  "start from the kernel's preset NAME ('heddle list' shows them); "
+                  "--param overrides it");
+  run->add_flag("--require-exhaustive", args.require_exhaustive,
+                "fail (exit 1) when a budget stops the run before it covers every execution");
   run->add_option("--strategy", config.strategy, "exploration strategy: dpor (default), optimal, dfs, bounded, random, pct");
   run->add_option("--max-executions", config.max_executions, "budget: executions (0: none)");
   run->add_option("--time-limit", config.time_limit, "budget: seconds (0: none)");
@@ -282,6 +342,9 @@ int main(int argc, char** argv) {
   replay->add_option("--timeline", args.timeline, "draw the execution as an SVG swimlane timeline");
   replay->add_option("--chrome-trace", args.chrome_trace,
                      "write the execution as Chrome trace / Perfetto JSON");
+  replay->add_flag("--steps", args.steps,
+                   "after each step, print what it changed (barrier phases, semaphore values, "
+                   "copies in flight)");
   add_budgets(replay);
   try {
     app.parse(argc, argv);

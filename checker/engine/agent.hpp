@@ -65,6 +65,12 @@ struct ThreadAgent final : Agent {
   bool started = false;
 };
 
+/// What an issuer must call to wait for a copy (race hints), given whether
+/// the copy's racing access writes and the issuer's own clock entry at its
+/// racing access: an access at time t came before an issue made at time T
+/// iff t <= T, so the model can say what the wait had to cover then.
+using WaitHint = std::function<std::string(bool copy_writes, std::uint32_t issuer_time)>;
+
 /// An async agent: a fixed list of phases run in order by the controller.
 struct AsyncAgent final : Agent {
   AsyncAgent(AgentId id_, std::string name_, AgentId issuer_, std::vector<Phase> phases_,
@@ -75,6 +81,10 @@ struct AsyncAgent final : Agent {
   void load_next();
 
   AgentId issuer;
+  /// What the issuer must call to wait for this copy, in the model's words
+  /// ("tma_store_wait<0>()"); set by the model after issuing (race hints use
+  /// it). Empty: no words. See WaitHint.
+  WaitHint wait_hint;
   std::vector<Phase> phases;
   std::size_t next = 0;  // index of the next phase to run
   std::source_location loc;  // issue site

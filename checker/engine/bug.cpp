@@ -18,12 +18,14 @@ constexpr std::array<std::pair<Verdict, const char*>, 7> kNames{{
     {Verdict::async_error, "async_error"},
 }};
 
-std::string describe(const AccessInfo& a) {
+// One access in words; its proxy only where the report involves a
+// non-generic one (TPU and plain models have no proxies to speak of).
+std::string describe(const AccessInfo& a, bool proxies) {
   auto range = a.first == a.last ? fmt::format("[{}]", a.first)
                                  : fmt::format("[{}..{}]", a.first, a.last);
-  return fmt::format("{} {} of {}{} by {} ({} proxy) at {}, step {}", a.op,
-                     a.write ? "(write)" : "(read)", a.region, range, a.agent, a.proxy, a.at,
-                     a.step);
+  return fmt::format("{} {} of {}{} by {}{} at {}, step {}", a.op, a.write ? "(write)" : "(read)",
+                     a.region, range, a.agent,
+                     proxies ? fmt::format(" ({} proxy)", a.proxy) : std::string(), a.at, a.step);
 }
 }  // namespace
 
@@ -52,8 +54,10 @@ std::string where(const std::source_location& loc) {
 
 std::string format_report(const BugReport& bug) {
   std::string out = fmt::format("{}: {}\n", verdict_name(bug.kind), bug.title);
+  const bool proxies = std::any_of(bug.accesses.begin(), bug.accesses.end(),
+                                   [](const AccessInfo& a) { return a.proxy != "generic"; });
   for (std::size_t i = 0; i < bug.accesses.size(); ++i)
-    out += fmt::format("  access {}: {}\n", i + 1, describe(bug.accesses[i]));
+    out += fmt::format("  access {}: {}\n", i + 1, describe(bug.accesses[i], proxies));
   for (const auto& d : bug.details) out += fmt::format("  {}\n", d);
   return out;
 }

@@ -137,12 +137,28 @@ AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::sourc
   return id;
 }
 
+void Execution::set_wait_hint(AgentId copy, WaitHint hint) {
+  Agent& a = *agents_.at(index(copy));
+  if (a.kind != Agent::Kind::async)
+    throw std::logic_error("[heddle bug] set_wait_hint on a thread: give it an issued copy");
+  static_cast<AsyncAgent&>(a).wait_hint = std::move(hint);
+}
+
 void Execution::add_agent(std::unique_ptr<Agent> a) {
   name_hash_.push_back(name_hash(a->name));
   // A thread has nothing pending until it starts; an async agent's phase
   // may have a condition.
   ready_.push_back(a->kind == Agent::Kind::thread || a->finished ? kIdle : kAsk);
   agents_.push_back(std::move(a));
+}
+
+std::vector<std::pair<std::string, std::string>> Execution::object_states() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [id, d] : described_) {
+    std::string words = d->describe();
+    if (!words.empty()) out.emplace_back(object_name(id), std::move(words));
+  }
+  return out;
 }
 
 ObjectId Execution::add_object(std::string&& name) {

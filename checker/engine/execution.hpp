@@ -12,6 +12,7 @@
 #include "checker/engine/agent.hpp"
 #include "checker/engine/arena.hpp"
 #include "checker/engine/bug.hpp"
+#include "checker/engine/describe.hpp"
 #include "checker/engine/sync.hpp"
 
 namespace heddle {
@@ -80,9 +81,18 @@ class Execution {
   /// DMA's does): its accesses and releases stay its own, so the issuer's
   /// later accesses are ordered after them only through a wait.
   void complete_now(AgentId id);
+  /// Sets what the issuer of async agent `copy` must call to wait for it
+  /// (AsyncAgent::wait_hint); [heddle bug] when `copy` is not an async agent.
+  void set_wait_hint(AgentId copy, WaitHint hint);
   /// Registers a named object (sync object or region) and returns its id.
   ObjectId add_object(std::string&& name);
   const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
+  /// Registers object `id`'s state words (replay --steps); `d` lives as long
+  /// as the execution (objects made with make() do).
+  void add_described(ObjectId id, const Describable* d) { described_.emplace_back(id, d); }
+  /// Every described object's state now: (object name, words), in
+  /// registration order; objects with nothing to say are left out.
+  std::vector<std::pair<std::string, std::string>> object_states() const;
   /// Number of objects registered so far.
   std::size_t object_count() const noexcept { return object_names_.size(); }
   /// The agent that registered object `id` (kNoCreator: setup or exit checks).
@@ -204,6 +214,7 @@ class Execution {
   std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
   std::vector<std::string> object_names_;
   std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator
+  std::vector<std::pair<ObjectId, const Describable*>> described_;  // see add_described
   // An object made by make(): destroyed, in creation order, when the
   // execution ends; its memory belongs to arena_.
   struct Owned {

@@ -7,6 +7,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/engine/execution.hpp"
+#include "checker/engine/user_site.hpp"
 
 namespace heddle {
 
@@ -24,8 +25,10 @@ void Execution::run_thread_body(ThreadAgent& t, const std::function<void()>& bod
     fail(Verdict::assertion, fmt::format("check failed in {}: {}", t.name, e.what()),
          {fmt::format("at {}", where(e.where))});
   } catch (const ModelError& e) {
+    // Detected inside heddle (a primitive without a call site of its own):
+    // the thread's last visible operation is the user's line heddle knows.
     fail(Verdict::model_error, fmt::format("{} misused a primitive: {}", t.name, e.what()),
-         {fmt::format("at {}", where(e.where))});
+         {error_site(e.where, fmt::format("in {} {}", t.name, last_op()))});
   } catch (const StepTimeout&) {
     fail(Verdict::model_error,
          fmt::format("{} ran for over {} s without reaching a visible operation", t.name,

@@ -8,6 +8,7 @@
 
 #include "checker/engine/execution.hpp"
 #include "checker/engine/fiber.hpp"
+#include "checker/engine/race_hint.hpp"
 
 namespace heddle {
 
@@ -72,28 +73,6 @@ void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, c
   }
 }
 
-namespace {
-// When one side of a race is an async agent and the other its issuer, says
-// so in words: the usual cause is a copy still in flight (DESIGN.md,
-// Counterexamples: "why they are unordered").
-std::optional<std::string> in_flight(const Execution& ex, AgentId x, AgentId y) {
-  const auto& agents = ex.agents();
-  for (auto [copy_id, thread_id] : {std::pair{x, y}, std::pair{y, x}}) {
-    const Agent& c = *agents[index(copy_id)];
-    if (c.kind != Agent::Kind::async) continue;
-    const auto& copy = static_cast<const AsyncAgent&>(c);
-    if (copy.issuer != thread_id) continue;
-    std::string when = copy.created_by < 0
-                           ? std::string("before step 1")
-                           : fmt::format("during step {}", copy.created_by + 1);
-    return fmt::format("{} was issued by {} at {} ({}) and was still in flight: {} had not "
-                       "waited for it (to the depth that covers this access) before its access",
-                       copy.name, agents[index(thread_id)]->name, where(copy.loc), when,
-                       agents[index(thread_id)]->name);
-  }
-  return std::nullopt;
-}
-}  // namespace
 
 void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
                   std::size_t last, bool write, const AccessRecord& now) {
@@ -116,14 +95,14 @@ void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
   b.title = last == elem ? fmt::format("data race on {}[{}]", name_, elem)
                          : fmt::format("data race on {}[{}..{}]", name_, elem, last);
   b.accesses = {info(prior, prior_write), info(now, write)};
-  bool cross_proxy = (now.proxy != Proxy::generic) != (prior.proxy != Proxy::generic);
+  const Agent& self = *ex.self();
+  const bool clock_orders = self.clock.covers(Epoch{prior.agent, prior.time});
+  // Ordered for the generic proxy but not for now's: the hint says which fence.
   b.details.push_back(
-      cross_proxy ? fmt::format("neither access happens before the other: the {}-proxy access "
-                                "is not ordered after the {}-proxy one by a proxy fence and "
-                                "synchronization",
-                                b.accesses[1].proxy, b.accesses[0].proxy)
-                  : "neither access happens before the other");
-  if (auto why = in_flight(ex, prior.agent, now.agent)) b.details.push_back(*why);
+      clock_orders ? fmt::format("neither access happens before the other for the {} proxy",
+                                 b.accesses[1].proxy)
+                   : "neither access happens before the other");
+  b.details.push_back(race_hint(ex, prior, prior_write, now, write, clock_orders));
   ex.fail(std::move(b));
 }
 

@@ -8,22 +8,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "checker/engine/access_record.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/engine/ids.hpp"
 
 namespace heddle {
 
 class Execution;
-
-/// One earlier access remembered by the shadow state (an epoch plus report data).
-struct AccessRecord {
-  AgentId agent{};
-  std::uint32_t time = 0;        // 0: no access
-  std::uint32_t step = 0;
-  Proxy proxy = Proxy::generic;
-  const char* op = "";
-  std::source_location loc;
-};
 
 /// Shadow state of one element: the last write and the reads since it.
 struct ShadowCell {

@@ -4,7 +4,17 @@
 
 namespace heddle {
 
-SyncObject::SyncObject(std::string name) : id_(Execution::current().add_object(std::move(name))) {}
+SyncObject::SyncObject(std::string name) : id_(Execution::current().add_object(std::move(name))) {
+  Execution::current().add_described(id_, this);
+}
+
+std::string Mutex::describe() const {
+  return owner_ != nullptr ? "held by " + owner_->name : std::string("free");
+}
+
+std::string Barrier::describe() const {
+  return fmt::format("phase {}, {} of {} arrived", phase_, arrived_, parties_);
+}
 
 const std::string& SyncObject::name() const { return Execution::current().object_name(id_); }
 

@@ -1,6 +1,8 @@
 // Hardware-neutral primitives for kernel models: sync objects with
 // release/acquire effects, atomics, locks, semaphores, barriers and await.
 #pragma once
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <functional>
 #include <source_location>
@@ -16,9 +18,12 @@ namespace heddle {
 enum class Order { relaxed, acquire, release, acq_rel, seq_cst };
 
 /// Base of every sync object: a name, an id and the clock released into it.
-class SyncObject {
+/// Its state words (describe(), for replay --steps) are "" unless a model says
+/// more; it registers itself by address, so it lives where make() put it.
+class SyncObject : public Describable {
  public:
   explicit SyncObject(std::string name);
+  std::string describe() const override { return ""; }
   ObjectId id() const noexcept { return id_; }
   const std::string& name() const;
   /// The clocks released into this object so far.
@@ -101,6 +106,11 @@ class Atomic : public SyncObject {
   }
   /// The value, without a visible operation (for predicates and final checks).
   T peek() const noexcept { return value_; }
+  /// "value V" for values fmt can print.
+  std::string describe() const override {
+    if constexpr (fmt::is_formattable<T>::value) return fmt::format("value {}", value_);
+    return "";
+  }
 
  private:
   void rmw_clocks(Order o) {
@@ -119,6 +129,8 @@ class Mutex : public SyncObject {
   void unlock(std::source_location loc = std::source_location::current());
   bool try_lock(std::source_location loc = std::source_location::current());
   bool held() const noexcept { return owner_ != nullptr; }
+  /// "held by T" or "free".
+  std::string describe() const override;
 
  private:
   const Agent* owner_ = nullptr;
@@ -131,6 +143,8 @@ class Semaphore : public SyncObject {
   void wait(std::source_location loc = std::source_location::current());
   void signal(std::uint32_t n = 1, std::source_location loc = std::source_location::current());
   std::uint32_t count() const noexcept { return count_; }
+  /// "count N".
+  std::string describe() const override { return fmt::format("count {}", count_); }
 
  private:
   std::uint32_t count_;
@@ -167,6 +181,8 @@ class Barrier : public SyncObject {
  public:
   Barrier(std::string name, std::uint32_t parties);
   void arrive_and_wait(std::source_location loc = std::source_location::current());
+  /// "phase P, K of N arrived".
+  std::string describe() const override;
 
  private:
   std::uint32_t parties_;

@@ -22,11 +22,17 @@ std::vector<ScheduleStep> schedule_steps(const Execution& ex) {
   };
   // A counterexample ends at its bug, even when the execution ran on.
   std::size_t end = ex.bug() ? std::min<std::size_t>(trace.size(), ex.bug()->step) : trace.size();
+  std::vector<std::vector<std::string>> issued(end);
+  for (const auto& a : ex.agents())
+    if (a->kind == Agent::Kind::async && a->created_by >= 0 &&
+        static_cast<std::size_t>(a->created_by) < end)
+      issued[static_cast<std::size_t>(a->created_by)].push_back(a->name);
   emit_choices_of(0);
   for (std::size_t i = 0; i < end; ++i) {
     const Event& e = trace[i];
     out.push_back(ScheduleStep{ex.agents()[index(e.agent)]->name,
                                ex.describe(e.op, e.object, e.has_object), where(e.loc)});
+    out.back().issued = std::move(issued[i]);
     emit_choices_of(static_cast<std::uint32_t>(i + 1));
   }
   return out;
@@ -35,7 +41,9 @@ std::vector<ScheduleStep> schedule_steps(const Execution& ex) {
 namespace {
 nlohmann::json step_json(const ScheduleStep& s, std::size_t n) {
   if (s.is_choice()) return {{"step", n}, {"choose", s.value}, {"of", s.range}};
-  return {{"step", n}, {"agent", s.agent}, {"op", s.op}, {"at", s.at}};
+  nlohmann::json j{{"step", n}, {"agent", s.agent}, {"op", s.op}, {"at", s.at}};
+  if (!s.issued.empty()) j["issues"] = s.issued;
+  return j;
 }
 
 [[noreturn]] void malformed(const std::string& file, const std::string& why) {
@@ -63,8 +71,18 @@ ScheduleStep parse_step(const nlohmann::json& j, const std::string& file, std::s
   for (const char* key : {"agent", "op"})
     if (!j.contains(key) || !j[key].is_string())
       malformed(file, fmt::format("step {}: missing string field \"{}\"", n, key));
-  return ScheduleStep{j["agent"].get<std::string>(), j["op"].get<std::string>(),
-                      j.value("at", std::string())};
+  ScheduleStep step{j["agent"].get<std::string>(), j["op"].get<std::string>(),
+                    j.value("at", std::string())};
+  if (j.contains("issues")) {
+    if (!j["issues"].is_array())
+      malformed(file, fmt::format("step {}: \"issues\" must be an array of copy names", n));
+    for (const auto& name : j["issues"]) {
+      if (!name.is_string())
+        malformed(file, fmt::format("step {}: \"issues\" must be an array of copy names", n));
+      step.issued.push_back(name.get<std::string>());
+    }
+  }
+  return step;
 }
 }  // namespace
 

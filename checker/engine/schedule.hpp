@@ -19,6 +19,8 @@ struct ScheduleStep {
   std::string at;        // file:line of the operation
   std::uint32_t value = 0;  // data choices: the value chosen
   std::uint32_t range = 0;  // data choices: chosen in [0, range)
+  std::vector<std::string> issued = {};  // the copies (async agents) this step issued, for
+                                    // readers; replay follows agent and op only
   bool is_choice() const noexcept { return agent.empty(); }
   friend bool operator==(const ScheduleStep&, const ScheduleStep&) = default;
 };

@@ -62,8 +62,9 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   std::vector<Event> trace_storage;  // recycled between executions
   std::optional<BugTrace> bug_trace;  // the first bug's execution, for minimization
   for (;;) {
-    result.stopped_by =
-        budget_spent(config, result.stats.executions + result.stats.abandoned, elapsed());
+    // Abandoned schedules are not executions: they never spend the budget
+    // of executions (the time limit still bounds them).
+    result.stopped_by = budget_spent(config, result.stats.executions, elapsed());
     if (!result.stopped_by.empty()) break;
     if (!strategy->begin_execution()) {
       // Randomized strategies stop on their own default budget: not exhaustive.

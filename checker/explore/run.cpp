@@ -6,6 +6,7 @@
 #include <map>
 
 #include "checker/engine/errors.hpp"
+#include "checker/engine/user_site.hpp"
 
 namespace heddle {
 namespace {
@@ -22,7 +23,8 @@ Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strat
     kernel.setup(params);
   } catch (const ModelError& e) {
     ex.fail(Verdict::model_error, fmt::format("kernel setup failed: {}", e.what()),
-            {fmt::format("at {}", where(e.where))});
+            {error_site(e.where, fmt::format("in the setup (body) of kernel {}, declared at {}",
+                                             kernel.name, kernel.at))});
     return Ending::bug;
   } catch (const UsageError&) {
     throw;
@@ -33,7 +35,9 @@ Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strat
   try {
     return ex.run(strategy);
   } catch (const ModelError& e) {
-    ex.fail(Verdict::model_error, e.what(), {fmt::format("at {}", where(e.where))});
+    ex.fail(Verdict::model_error, e.what(),
+            {error_site(e.where, fmt::format("in kernel {} (declared at {}), outside its threads",
+                                             kernel.name, kernel.at))});
     return Ending::bug;
   }
 }

@@ -18,7 +18,7 @@ nlohmann::json json_report(const std::vector<CiOutcome>& outs, const CiOptions& 
                      {"kernel", r.c.kernel},
                      {"preset", r.c.preset},
                      {"preset_params", r.c.params},
-                     {"expect", verdict_name(r.c.expect)},
+                     {"expect", verdict_name(r.c.expect)}, {"expect_exhaustive", r.c.exhaustive},
                      {"verdict", r.verdict},
                      {"passed", r.passed},
                      {"error", r.error},
@@ -40,7 +40,7 @@ void write_ci_report(const std::string& kind, const std::string& file,
                      const std::vector<CiOutcome>& outs, const CiOptions& o) {
   std::string text;
   if (kind == "junit") text = junit_report(outs, o);
-  else if (kind == "sarif") text = sarif_report(outs).dump(2) + "\n";
+  else if (kind == "sarif") text = sarif_report(outs, o).dump(2) + "\n";
   else if (kind == "json") text = json_report(outs, o).dump(2) + "\n";
   else throw UsageError(fmt::format("--report {}: unknown kind; use junit, sarif or json", kind));
   std::ofstream f(file);

@@ -32,12 +32,13 @@ std::string class_name(const std::string& kernel) {
   return s;
 }
 
-std::string testcase(const CiOutcome& r) {
+std::string testcase(const CiOutcome& r, const CiOptions& o) {
   std::string out = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n",
                                 xml(class_name(r.c.kernel)),
                                 xml(r.c.preset.empty() ? "defaults" : r.c.preset), r.seconds);
   std::string body = r.reason + "\n\n" + r.output;
-  if (!r.artifact.empty()) body += fmt::format("replay with: heddle replay {}\n", r.artifact);
+  if (!r.artifact.empty())
+    body += fmt::format("replay with: {} replay {}\n", o.program, r.artifact);
   if (r.error)
     out += fmt::format("      <error message=\"{}\" type=\"heddle.error\">{}</error>\n",
                        xml(r.reason), xml(r.reason + "\n\n" + r.errors));
@@ -46,7 +47,9 @@ std::string testcase(const CiOutcome& r) {
                        xml("heddle." + r.verdict.substr(0, r.verdict.find(' '))), xml(body));
   out += fmt::format("      <system-out>{}</system-out>\n", xml(fmt::format(
       "verdict: {}\nexpected: {}\n\n{}", r.verdict,
-      r.c.expect == Verdict::ok ? "no bug" : verdict_name(r.c.expect), r.output)));
+      r.c.expect == Verdict::ok ? (r.c.exhaustive ? "no bug, exhaustive" : "no bug")
+                                : verdict_name(r.c.expect),
+      r.output)));
   if (!r.errors.empty())
     out += fmt::format("      <system-err>{}</system-err>\n", xml(r.errors));
   out += "    </testcase>\n";
@@ -54,7 +57,7 @@ std::string testcase(const CiOutcome& r) {
 }
 }  // namespace
 
-std::string junit_report(const std::vector<CiOutcome>& outs, const CiOptions&) {
+std::string junit_report(const std::vector<CiOutcome>& outs, const CiOptions& o) {
   std::size_t failures = 0, errors = 0;
   double seconds = 0;
   for (const auto& r : outs) {
@@ -71,7 +74,7 @@ std::string junit_report(const std::vector<CiOutcome>& outs, const CiOptions&) {
   out += fmt::format("  <testsuite name=\"heddle\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
                      "skipped=\"0\" time=\"{:.3f}\" timestamp=\"{}\">\n",
                      outs.size(), failures, errors, seconds, stamp);
-  for (const auto& r : outs) out += testcase(r);
+  for (const auto& r : outs) out += testcase(r, o);
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }

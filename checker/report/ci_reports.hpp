@@ -12,9 +12,10 @@ namespace heddle {
 /// text = the counterexample) for each unexpected outcome.
 std::string junit_report(const std::vector<CiOutcome>& outs, const CiOptions& o);
 
-/// SARIF 2.1.0: one result per bug found; a race is located at both of its
-/// accesses' source lines. Expected bugs are level "note", others "error".
-nlohmann::json sarif_report(const std::vector<CiOutcome>& outs);
+/// SARIF 2.1.0: one result per bug found, always located (a race at both of
+/// its accesses' source lines), with the counterexample as a code flow.
+/// Expected bugs are level "note", others "error".
+nlohmann::json sarif_report(const std::vector<CiOutcome>& outs, const CiOptions& o);
 
 /// The full summary: options, totals, and every case with its run summary.
 nlohmann::json json_report(const std::vector<CiOutcome>& outs, const CiOptions& o);

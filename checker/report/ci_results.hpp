@@ -20,6 +20,7 @@ struct CiCase {
   std::string preset;                         // empty: the kernel's defaults
   std::map<std::string, std::string> params;  // the preset's parameters
   Verdict expect = Verdict::ok;               // a documented buggy variant expects its bug
+  bool exhaustive = false;  // must cover every execution (preset, --require-exhaustive)
   /// "kernel:preset", or "kernel" for defaults; --filter and reports use it.
   std::string id() const { return preset.empty() ? kernel : kernel + ":" + preset; }
 };
@@ -41,6 +42,9 @@ struct CiOptions {
   bool quiet = false;                 // no progress line
   double progress_interval = 5;       // seconds between plain progress lines
   std::vector<std::string> extra_args;  // further `heddle run` options for every case
+  bool require_exhaustive = false;    // a case a budget stopped fails (every case, not just presets
+                                      // declared exhaustive)
+  std::string program = "heddle";     // the binary as the user ran it, for replay hints
 };
 
 /// What one case did, measured against its expectation.

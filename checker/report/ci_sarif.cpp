@@ -1,8 +1,10 @@
 // SARIF 2.1.0 (OASIS, "Static Analysis Results Interchange Format", sections
-// 3.13 run, 3.19 tool, 3.27 result, 3.28 location) for code-scanning UIs.
+// 3.13 run, 3.19 tool, 3.27 result, 3.28 location, 3.36 codeFlow, 3.37
+// threadFlow, 3.38 threadFlowLocation) for code-scanning UIs.
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
 #include <regex>
 
 #include "checker/report/ci_reports.hpp"
@@ -45,43 +47,106 @@ json location(const std::string& at, const std::string& message) {
   return loc;
 }
 
-std::string access_text(const json& a, int n) {
-  return fmt::format("access {}: {} ({}) of {}[{}] by {} ({} proxy), step {}", n,
-                     a.value("op", ""), a.value("write", false) ? "write" : "read",
-                     a.value("region", ""), a.value("first", 0), a.value("agent", ""),
-                     a.value("proxy", ""), a.value("step", 0));
+// One access in words, naming its proxy only when some access of the race
+// is not generic (as the text report does).
+std::string access_text(const json& accesses, std::size_t i) {
+  bool proxies = false;
+  for (const auto& a : accesses) proxies |= a.value("proxy", "generic") != "generic";
+  const json& a = accesses[i];
+  return fmt::format("access {}: {} ({}) of {}[{}] by {}{}, step {}", i + 1, a.value("op", ""),
+                     a.value("write", false) ? "write" : "read", a.value("region", ""),
+                     a.value("first", 0), a.value("agent", ""),
+                     proxies ? fmt::format(" ({} proxy)", a.value("proxy", "")) : "",
+                     a.value("step", 0));
 }
 
-json result(const CiOutcome& r) {
+// The source sites a report names: both accesses of a race, else each
+// "at FILE:LINE" of its details, in order.
+json named_locations(const json& rep) {
+  json locations = json::array();
+  const json& accesses = rep.value("accesses", json::array());
+  for (std::size_t i = 0; i < accesses.size(); ++i)
+    locations.push_back(location(accesses[i].value("at", ""),
+                                 access_text(accesses, i)));
+  if (!accesses.empty()) return locations;
+  static const std::regex at(R"(\bat (\S+:[0-9]+))");
+  for (const auto& d : rep.value("details", json::array())) {
+    std::smatch m;
+    std::string line = d.get<std::string>();
+    if (std::regex_search(line, m, at)) locations.push_back(location(m[1], line));
+  }
+  return locations;
+}
+
+// A result always has a location (code-scanning UIs drop results without
+// one): the sites the report names, else the step at which the bug showed
+// in its schedule, else where the kernel was declared.
+json result_locations(const json& summary, const json& rep) {
+  json locations = named_locations(rep);
+  if (!locations.empty()) return locations;
+  const json& steps = summary.value("schedule", json::array());
+  const auto step = rep.value("step", std::size_t{0});
+  if (!steps.empty()) {
+    const json& st = step >= 1 && step <= steps.size() ? steps[step - 1] : steps.back();
+    locations.push_back(location(st.value("at", ""), fmt::format("step {}: {} runs {}",
+                                                                 st.value("step", 0),
+                                                                 st.value("agent", ""),
+                                                                 st.value("op", ""))));
+  } else {
+    locations.push_back(location(summary.value("kernel_at", ""), "the kernel's declaration"));
+  }
+  return locations;
+}
+
+// The counterexample as a code flow: one thread flow per agent, each step a
+// threadFlowLocation whose executionOrder (3.38.11) is its schedule step.
+json code_flows(const json& summary, const std::string& replay) {
+  const json& steps = summary.value("schedule", json::array());
+  if (steps.empty()) return nullptr;
+  std::vector<std::string> agents;
+  std::map<std::string, json> flows;
+  for (const auto& st : steps) {
+    const std::string agent = st.value("agent", "");
+    if (!flows.count(agent)) {
+      agents.push_back(agent);
+      flows[agent] = json{{"id", agent}, {"message", {{"text", agent}}},
+                          {"locations", json::array()}};
+    }
+    const int n = st.value("step", 0);
+    flows[agent]["locations"].push_back(
+        {{"executionOrder", n},
+         {"location", location(st.value("at", ""), fmt::format("step {}: {} runs {}", n, agent,
+                                                                st.value("op", "")))}});
+  }
+  json threads = json::array();
+  for (const auto& a : agents) threads.push_back(flows[a]);
+  std::string text = fmt::format("counterexample schedule, {} steps", steps.size());
+  if (!replay.empty()) text += "; replay with: " + replay;
+  return json::array({{{"message", {{"text", text}}}, {"threadFlows", threads}}});
+}
+
+json result(const CiOutcome& r, const CiOptions& o) {
   const json& rep = r.summary["report"];
   const std::string kind = rep.value("kind", "model_error");
   const bool expected = r.passed;
   std::string text = fmt::format("{}: {}", r.c.id(), rep.value("title", kind));
-  json locations = json::array(), related = json::array();
+  json related = json::array();
   const json& accesses = rep.value("accesses", json::array());
   for (std::size_t i = 0; i < accesses.size(); ++i) {
     int n = static_cast<int>(i) + 1;
-    locations.push_back(location(accesses[i].value("at", ""), access_text(accesses[i], n)));
-    json rel = location(accesses[i].value("at", ""), access_text(accesses[i], n));
+    json rel = location(accesses[i].value("at", ""), access_text(accesses, i));
     rel["id"] = n;
     related.push_back(rel);
-    text += "; " + access_text(accesses[i], n) + " at " + accesses[i].value("at", "");
-  }
-  if (accesses.empty()) {
-    // Other bugs name their source lines in details: "at FILE:LINE".
-    static const std::regex at(R"(\bat (\S+:[0-9]+))");
-    for (const auto& d : rep.value("details", json::array())) {
-      std::smatch m;
-      std::string line = d.get<std::string>();
-      if (std::regex_search(line, m, at)) locations.push_back(location(m[1], line));
-    }
+    text += "; " + access_text(accesses, i) + " at " + accesses[i].value("at", "");
   }
   for (const auto& d : rep.value("details", json::array())) text += "; " + d.get<std::string>();
   if (expected) text += " (expected: a documented buggy variant)";
   json res{{"ruleId", kind}, {"level", expected ? "note" : "error"},
-           {"message", {{"text", text}}}, {"locations", locations}};
+           {"message", {{"text", text}}}, {"locations", result_locations(r.summary, rep)}};
   if (int i = rule_index(kind); i >= 0) res["ruleIndex"] = i;
   if (!related.empty()) res["relatedLocations"] = related;
+  const std::string replay = r.artifact.empty() ? "" : o.program + " replay " + r.artifact;
+  if (json flows = code_flows(r.summary, replay); !flows.is_null()) res["codeFlows"] = flows;
   res["partialFingerprints"] = {{"heddleCase/v1", r.c.id() + "|" + rep.value("title", "")}};
   json props{{"kernel", r.c.kernel}, {"preset", r.c.preset}, {"expected", expected},
              {"params", r.summary.value("params", json::object())}};
@@ -91,7 +156,7 @@ json result(const CiOutcome& r) {
 }
 }  // namespace
 
-json sarif_report(const std::vector<CiOutcome>& outs) {
+json sarif_report(const std::vector<CiOutcome>& outs, const CiOptions& o) {
   json rules = json::array();
   for (const auto& rule : kRules)
     rules.push_back({{"id", rule.id},
@@ -100,7 +165,7 @@ json sarif_report(const std::vector<CiOutcome>& outs) {
   json results = json::array();
   for (const auto& r : outs)
     if (!r.summary.is_null() && r.summary.contains("report") && !r.summary["report"].is_null())
-      results.push_back(result(r));
+      results.push_back(result(r, o));
   json run{{"tool", {{"driver", {{"name", "heddle"}, {"version", "0.1.0"}, {"rules", rules}}}}},
            {"results", results},
            {"columnKind", "unicodeCodePoints"}};

@@ -4,6 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "checker/explore/forwarding.hpp"
 
 namespace heddle {
 
@@ -52,19 +56,88 @@ void ProgressLine::finish() {
   drawn_ = false;
 }
 
-std::string run_progress_text(std::uint64_t executions, std::uint32_t depth, double elapsed,
-                              const RunConfig& config) {
-  double rate = elapsed > 0 ? static_cast<double>(executions) / elapsed : 0;
+namespace {
+/// Forwards to the wrapped strategy, telling the estimate each decision's
+/// number of branches (dfs branches on every enabled agent and data value).
+class EstimatingStrategy final : public ForwardingStrategy {
+ public:
+  EstimatingStrategy(std::unique_ptr<Strategy> inner, TreeEstimate& e)
+      : ForwardingStrategy(std::move(inner)), estimate_(e) {}
+  AgentId pick(const Choice& c) override {
+    estimate_.branch(static_cast<std::uint32_t>(c.enabled.size()));
+    return ForwardingStrategy::pick(c);
+  }
+  std::uint32_t choose(std::uint32_t n, const Execution& ex) override {
+    estimate_.branch(n);
+    return ForwardingStrategy::choose(n, ex);
+  }
+  void end_execution(const Execution& ex) override {
+    estimate_.leaf();
+    ForwardingStrategy::end_execution(ex);
+  }
+
+ private:
+  TreeEstimate& estimate_;
+};
+
+std::string count_text(double n) {
+  if (n >= 1e12) return fmt::format("{:.1e}", n);
+  return fmt::format("{:.0f}", n);
+}
+}  // namespace
+
+StrategyDecorator TreeEstimate::decorator() {
+  return [this](std::unique_ptr<Strategy> inner) -> std::unique_ptr<Strategy> {
+    return std::make_unique<EstimatingStrategy>(std::move(inner), *this);
+  };
+}
+
+void TreeEstimate::branch(std::uint32_t options) {
+  if (options > 1) log_path_ += std::log(static_cast<double>(options));
+}
+
+void TreeEstimate::leaf() {
+  inverse_sum_ += std::exp(-log_path_);  // underflows to 0 for paths beyond 1e308 leaves
+  log_path_ = 0;
+  ++leaves_;
+}
+
+std::optional<double> TreeEstimate::total() const {
+  if (leaves_ == 0) return std::nullopt;
+  return inverse_sum_ > 0 ? static_cast<double>(leaves_) / inverse_sum_
+                          : std::numeric_limits<double>::infinity();
+}
+
+std::string run_progress_text(const RunProgress& p, const RunConfig& config,
+                              double unbounded_after) {
+  double rate = p.elapsed > 0 ? static_cast<double>(p.executions) / p.elapsed : 0;
+  std::string left;
+  const bool exhaustive_strategy = config.strategy != "random" && config.strategy != "pct";
+  if (p.estimated) {
+    const double rest = std::max(0.0, *p.estimated - static_cast<double>(p.executions));
+    left = std::isinf(rest) ? ", left: more than 1e308 executions (estimated)"
+                            : fmt::format(", left: ~{} executions (estimated)", count_text(rest));
+  } else if (exhaustive_strategy) {
+    left = ", left: unknown";
+  }
   std::string budget;
   if (config.time_limit > 0)
-    budget = fmt::format("{:.0f} s left", std::max(0.0, config.time_limit - elapsed));
+    budget = fmt::format("{:.0f} s left", std::max(0.0, config.time_limit - p.elapsed));
   if (config.max_executions > 0) {
-    auto left = config.max_executions > executions ? config.max_executions - executions : 0;
-    budget += fmt::format("{}{} executions left", budget.empty() ? "" : ", ", left);
+    auto rest = config.max_executions > p.executions ? config.max_executions - p.executions : 0;
+    budget += fmt::format("{}{} executions left", budget.empty() ? "" : ", ", rest);
   }
-  if (budget.empty()) budget = "none (runs until exhaustive)";
-  return fmt::format("heddle: {} executions, {:.0f}/s, depth {}, {:.1f} s elapsed, budget: {}",
-                     executions, rate, depth, elapsed, budget);
+  const bool unbudgeted = budget.empty();
+  if (unbudgeted) budget = "none (runs until exhaustive)";
+  std::string out = fmt::format("heddle: {}: {} executions, {:.0f}/s, depth {}, {:.1f} s "
+                                "elapsed{}, budget: {}",
+                                p.run, p.executions, rate, p.depth, p.elapsed, left, budget);
+  const bool may_end_soon =
+      p.estimated && rate > 0 &&
+      (*p.estimated - static_cast<double>(p.executions)) / rate < unbounded_after;
+  if (unbudgeted && p.elapsed >= unbounded_after && !may_end_soon)
+    out += "; this run may not end: add --time-limit S or --max-executions N";
+  return out;
 }
 
 }  // namespace heddle

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "checker/explore/explorer.hpp"
@@ -45,9 +46,44 @@ class ProgressLine {
   bool drawn_ = false;      // a terminal line is on screen
 };
 
-/// The progress text of one kernel's run: executions, executions/s, depth of
-/// the last execution, elapsed time and what is left of the budget.
-std::string run_progress_text(std::uint64_t executions, std::uint32_t depth, double elapsed,
-                              const RunConfig& config);
+/// Estimates the number of executions of a dfs exploration while it runs,
+/// with the weighted backtrack estimator (Kilby, Slaney, Thiebaux, Walsh,
+/// "Estimating Search Tree Size", AAAI 2006, section 3), Knuth's estimator
+/// (Math. Comp. 29, 1975) applied to the leaves a depth-first search
+/// visits: with P_i the product of the branching factors on leaf i's path,
+/// n leaves seen estimate n / sum(1/P_i) in all.
+class TreeEstimate {
+ public:
+  /// Wraps the run's strategy to read each pick's branching (RunConfig::decorate).
+  StrategyDecorator decorator();
+  /// The estimated number of executions in all; nullopt before the first.
+  std::optional<double> total() const;
+  /// Called by the decorator: one decision with `options` branches.
+  void branch(std::uint32_t options);
+  /// Called by the decorator: the execution (a leaf) ended.
+  void leaf();
+
+ private:
+  double log_path_ = 0;     // log P of the current execution's path
+  double inverse_sum_ = 0;  // sum of 1/P_i over the leaves seen
+  std::uint64_t leaves_ = 0;
+};
+
+/// What a run's progress line says.
+struct RunProgress {
+  std::string run;                      // "KERNEL" or "KERNEL (k=v ...)"
+  std::uint64_t executions = 0;
+  std::uint32_t depth = 0;              // steps of the last execution
+  double elapsed = 0;                   // seconds
+  std::optional<double> estimated;      // total executions (dfs), when estimated
+};
+
+/// The progress text of one kernel's run: kernel and parameters, executions,
+/// executions/s, depth of the last execution, elapsed time, the estimated
+/// work left (or "unknown" for an exhaustive strategy without an estimator)
+/// and what is left of the budget. A run with no budget that is still going
+/// after `unbounded_after` seconds says it may not end.
+std::string run_progress_text(const RunProgress& p, const RunConfig& config,
+                              double unbounded_after = 60);
 
 }  // namespace heddle

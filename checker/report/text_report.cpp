@@ -45,7 +45,8 @@ std::string format_schedule(const Schedule& s, const BugReport* bug) {
     agent_w = std::max(agent_w, st.agent.size());
     op_w = std::max(op_w, st.op.size());
   }
-  std::string out = fmt::format("schedule ({} steps):\n", s.steps.size());
+  std::string out = fmt::format("schedule ({} step{}):\n", s.steps.size(),
+                                s.steps.size() == 1 ? "" : "s");
   out += fmt::format("  {:>4}  {:<{}}  {:<{}}  {}\n", "step", "agent", agent_w, "operation", op_w,
                      "at");
   std::uint32_t n = 0;
@@ -61,12 +62,15 @@ std::string format_schedule(const Schedule& s, const BugReport* bug) {
         if (bug->accesses[i].step == n) mark += fmt::format("  <- then access {}", i + 1);
     out += fmt::format("  {:>4}  {:<{}}  {:<{}}  {}{}\n", n, st.agent, agent_w, st.op, op_w, st.at,
                        mark);
+    for (const auto& copy : st.issued)  // issuing is part of the step, shown on its own line
+      out += fmt::format("  {:>4}  {:<{}}  issues {}\n", "", "", agent_w, copy);
   }
   return out;
 }
 
 std::string format_run(const Kernel& kernel, const Params& params, const RunConfig& config,
-                       const RunResult& r, const std::string& schedule_file) {
+                       const RunResult& r, const std::string& schedule_file,
+                       const std::string& program) {
   std::string out = fmt::format("heddle: kernel {} (strategy {})\n", kernel.name, config.strategy);
   if (!params.values().empty()) {
     std::vector<std::string> kv;
@@ -80,7 +84,7 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
     out += "\n" + format_schedule(*r.schedule, &*r.bug);
     if (r.counterexample) out += counterexample_line(*r.counterexample) + "\n";
     if (!schedule_file.empty())
-      out += fmt::format("replay with: heddle replay {}\n", schedule_file);
+      out += fmt::format("replay with: {} replay {}\n", program, schedule_file);
   }
   out += fmt::format("\nexecutions: {} (with a bug: {}, deadlocked: {}, sleep-set blocked: {}); "
                      "max depth: {} steps\n",
@@ -110,6 +114,15 @@ nlohmann::json summary_json(const Kernel& kernel, const Params& params, const Ru
   j["notes"] = r.notes;
   j["report"] = r.bug ? report_to_json(*r.bug) : nlohmann::json();
   if (r.seed) j["seed"] = *r.seed;
+  j["kernel_at"] = kernel.at;
+  if (r.schedule) {
+    nlohmann::json steps = nlohmann::json::array();
+    std::uint32_t n = 0;
+    for (const auto& st : r.schedule->steps)
+      if (!st.is_choice())
+        steps.push_back({{"step", ++n}, {"agent", st.agent}, {"op", st.op}, {"at", st.at}});
+    j["schedule"] = steps;
+  }
   if (r.counterexample) {
     const Counterexample& c = *r.counterexample;
     j["counterexample"] = {{"steps", c.steps}, {"preemptions", c.preemptions},

@@ -7,15 +7,18 @@
 
 namespace heddle {
 
-/// The full text report of a run: bug, numbered schedule, and summary line.
+/// The full text report of a run: bug, numbered schedule, and summary line;
+/// the replay hint names `program`, the binary that ran (a user's own main).
 /// Deterministic except for the time in the summary line.
 std::string format_run(const Kernel& kernel, const Params& params, const RunConfig& config,
-                       const RunResult& result, const std::string& schedule_file);
+                       const RunResult& result, const std::string& schedule_file,
+                       const std::string& program = "heddle");
 /// The one-line summary (verdict; executions; exhaustive or budget; time).
 std::string summary_line(const RunResult& result);
 /// The numbered schedule of a bug, marking the steps of the racing accesses.
 std::string format_schedule(const Schedule& s, const BugReport* bug);
-/// The machine-readable summary (--summary-json).
+/// The machine-readable summary (--summary-json), with the bug's schedule
+/// (step, agent, op, at) and where the kernel was declared.
 nlohmann::json summary_json(const Kernel& kernel, const Params& params, const RunConfig& config,
                             const RunResult& result);
 

@@ -6,27 +6,26 @@
 #include <stdexcept>
 
 #include "checker/engine/execution.hpp"
-#include "checker/engine/strategy.hpp"
+#include "checker/explore/forwarding.hpp"
 
 namespace heddle {
 
 /// Forwards every call to the wrapped strategy and records, at each pick,
 /// the clock the previous step left its agent with and the picked agent's
 /// own clock entry: the data from which happens-before is read back.
-class TimelineStrategy final : public Strategy {
+class TimelineStrategy final : public ForwardingStrategy {
  public:
   TimelineStrategy(std::unique_ptr<Strategy> inner, TimelineCapture& capture)
-      : inner_(std::move(inner)), capture_(capture) {}
+      : ForwardingStrategy(std::move(inner)), capture_(capture) {}
 
-  std::string name() const override { return inner_->name(); }
   bool begin_execution() override {
     clocks_ = {};
     last_.reset();
-    return inner_->begin_execution();
+    return ForwardingStrategy::begin_execution();
   }
   AgentId pick(const Choice& c) override {
     close_step(c.execution);
-    AgentId id = inner_->pick(c);
+    AgentId id = ForwardingStrategy::pick(c);
     if (id == kAbandon) return id;
     const Agent& a = *c.execution.agents()[index(id)];
     clocks_.start.push_back(a.clock[id]);
@@ -34,14 +33,11 @@ class TimelineStrategy final : public Strategy {
     last_ = id;
     return id;
   }
-  std::uint32_t choose(std::uint32_t n, const Execution& ex) override { return inner_->choose(n, ex); }
   void end_execution(const Execution& ex) override {
     close_step(ex);
     capture_.timeline_ = build_timeline(ex, clocks_, capture_.kernel_, capture_.params_);
-    inner_->end_execution(ex);
+    ForwardingStrategy::end_execution(ex);
   }
-  bool exhaustive() const override { return inner_->exhaustive(); }
-  StrategyStats stats() const override { return inner_->stats(); }
 
  private:
   void close_step(const Execution& ex) {
@@ -49,7 +45,6 @@ class TimelineStrategy final : public Strategy {
     last_.reset();
   }
 
-  std::unique_ptr<Strategy> inner_;
   TimelineCapture& capture_;
   TimelineCapture::Clocks clocks_;
   std::optional<AgentId> last_;

@@ -237,16 +237,20 @@ std::string edges(const Timeline& t, const Layout& l) {
   return out;
 }
 
-// The two accesses in words under the lanes.
+// The two accesses in words under the lanes (proxies named only where one
+// is not generic, as in the text report).
 std::string footer(const Timeline& t) {
   std::string out;
   double y = kTop + kLaneH * static_cast<double>(t.agents.size()) + 24;
+  const bool proxies = std::any_of(t.accesses.begin(), t.accesses.end(),
+                                   [](const TimelineAccess& a) { return a.info.proxy != "generic"; });
   for (std::size_t k = 0; k < t.accesses.size(); ++k, y += 18) {
     const auto& a = t.accesses[k].info;
     out += fmt::format("<text class=\"race-label\" x=\"12\" y=\"{:.0f}\">access {}: {} ({}) of "
-                       "{}{} by {} ({} proxy) at {}, step {}</text>\n",
+                       "{}{} by {}{} at {}, step {}</text>\n",
                        y, k + 1, esc(a.op), a.write ? "write" : "read", esc(a.region), elements(a),
-                       esc(a.agent), esc(a.proxy), esc(a.at), a.step);
+                       esc(a.agent), proxies ? fmt::format(" ({} proxy)", esc(a.proxy)) : "",
+                       esc(a.at), a.step);
   }
   if (!t.accesses.empty())
     out += fmt::format("<text x=\"12\" y=\"{:.0f}\" fill=\"#555\">neither access happens before "

@@ -111,7 +111,7 @@ const Registration grouped_gemm_epilogue =
         .flag("fixed", false, "commit; wait_group.read 0 before the rewrite (CUTLASS v3.9.0)")
         .flag("no_fence", false, "leave out fence_view_async_shared before the TMA store (a bug)")
         .preset("shipped", {{"fixed", "false"}}, Verdict::race)
-        .preset("fixed", {{"fixed", "true"}})
+        .preset("fixed", {{"fixed", "true"}}).exhaustive()
         .preset("cooperative_shipped", {{"others", "1"}, {"subtiles", "2"}}, Verdict::race)
         // The reporter's 128x256 tile: 8 subtiles, 4 consumer warps.
         .preset("tile_128x256_shipped", {{"others", "3"}, {"subtiles", "8"}}, Verdict::race)

@@ -9,7 +9,7 @@ const auto handoff =
     kernel("demo/handoff", "a producer hands a filled buffer to a consumer (tutorial)")
         .flag("fixed", false, "signal after writing the buffer, not before")
         .preset("shipped", {{"fixed", "false"}}, Verdict::race)
-        .preset("fixed", {{"fixed", "true"}})
+        .preset("fixed", {{"fixed", "true"}}).exhaustive()
         .body([](const Params& p) {
           const bool fixed = p.get_bool("fixed");
           auto data = buffer<int>("data", 4);

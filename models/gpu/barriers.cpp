@@ -167,4 +167,14 @@ bool Mbarrier::try_wait_parity(std::uint32_t parity, std::source_location loc) {
   return true;
 }
 
+std::string NamedBarrier::describe() const {
+  if (expected_ == 0) return fmt::format("phase {}, idle", completed_.size());
+  return fmt::format("phase {}, {} of {} arrived", completed_.size(), arrived_, expected_);
+}
+
+std::string Mbarrier::describe() const {
+  return fmt::format("phase {} (parity {}), {} of {} arrivals pending, {} tx bytes pending",
+                     phase(), phase() & 1u, pending_, count_, tx_);
+}
+
 }  // namespace heddle::gpu

@@ -19,6 +19,8 @@ class NamedBarrier : public SyncObject {
   void sync(std::uint32_t count, std::source_location loc = std::source_location::current());
   /// bar.arrive: arrive without waiting (producer side of a named barrier).
   void arrive(std::uint32_t count, std::source_location loc = std::source_location::current());
+  /// "phase P, K of N arrived" (replay --steps).
+  std::string describe() const override;
 
  private:
   /// Arrives as the running agent; returns the phase arrived in.
@@ -66,6 +68,8 @@ class Mbarrier : public SyncObject {
   std::uint64_t phase() const noexcept { return completed_.size(); }
   /// True when try_wait.parity `parity` would succeed now.
   bool passed(std::uint32_t parity) const noexcept { return (phase() & 1u) != (parity & 1u); }
+  /// "phase P (parity p), K of N arrivals pending, B tx bytes pending" (replay --steps).
+  std::string describe() const override;
 
  private:
   void maybe_complete();

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <memory>
 
+#include "checker/engine/race_hint.hpp"
+
 namespace heddle::gpu {
 namespace {
 
@@ -64,10 +66,29 @@ Access read_side(const BulkOp& op, bool write) { return Access{op.id(), 0, 1, wr
 Access write_side(const BulkOp& op, bool write) { return Access{op.id(), 1, 2, write}; }
 Access both_sides(const BulkOp& op) { return Access{op.id(), 0, 2, false}; }
 
-BulkOp& new_op(ThreadState& t, const char* kind, const char* what, std::source_location loc) {
-  std::string name = fmt::format("{}.{}{}", t.info.name, kind, ++t.issued);
-  BulkOp& op = make<BulkOp>(name, what, loc);
-  return op;
+// The running thread's own clock entry (BulkOp::issued_time).
+std::uint32_t issuer_time() {
+  const Agent* a = Execution::current().self();
+  return a == nullptr ? 0 : a->clock[a->id];
+}
+
+// "sC[0:2]", "sC[3]" or "sC" (the whole region): what a copy reads or writes.
+std::string span_text(const Span& s) {
+  if (s.first == 0 && s.count == s.region->size()) return s.region->name();
+  if (s.count == 1) return fmt::format("{}[{}]", s.region->name(), s.first);
+  return fmt::format("{}[{}:{}]", s.region->name(), s.first, s.first + s.count);
+}
+
+// "tmap_out box (0, 1)": the global box a TMA operation names.
+std::string box_text(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1) {
+  return fmt::format("{} box ({}, {})", desc.region().name(), c0, c1);
+}
+
+// A copy is named by what it moves ("tma_store sC[0:2] -> tmap_out box (0, 1)").
+BulkOp& new_op(ThreadState& t, const char* kind, const char* what, const std::string& moves,
+               std::source_location loc) {
+  ++t.issued;
+  return make<BulkOp>(fmt::format("{} {}", kind, moves), what, loc);
 }
 
 Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
@@ -95,14 +116,55 @@ Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
   });
 }
 
+// What the issuer must call so that its bulk async-groups cover `o`, at the
+// depth that did at its racing access, its own time `at` (PTX ISA
+// 9.7.9.25.4.3, cp.async.bulk.wait_group): only groups with an op issued
+// before that access count as newer. `whole` when the copy's racing access
+// is its write, else the .read form.
+std::string group_wait_words(const BulkQueue& q, const BulkOp* o, bool whole, std::uint32_t at) {
+  const std::string ptx = whole ? "cp.async.bulk.wait_group" : "cp.async.bulk.wait_group.read";
+  auto alias = [&](std::size_t n) {
+    return whole ? fmt::format("wait_smem_to_gmem({})", n)
+                 : fmt::format("tma_store_wait<{}>() / wait_smem_to_gmem({}, "
+                               "wait_read_only=True)",
+                               n, n);
+  };
+  for (std::size_t g = 0; g < q.groups.size(); ++g) {
+    if (std::find(q.groups[g].begin(), q.groups[g].end(), o) == q.groups[g].end()) continue;
+    std::size_t n = 0;  // newer groups that existed at the access
+    for (std::size_t h = g + 1; h < q.groups.size(); ++h)
+      n += std::any_of(q.groups[h].begin(), q.groups[h].end(),
+                       [at](const BulkOp* op) { return op->issued_time < at; });
+    return fmt::format("wait with {} {} ({}), to depth {}: {} newer group{} may stay in flight",
+                       ptx, n, alias(n), n, n, n == 1 ? "" : "s");
+  }
+  if (std::find(q.uncommitted.begin(), q.uncommitted.end(), o) != q.uncommitted.end())
+    return fmt::format("commit it (cp.async.bulk.commit_group, tma_store_arrive()) and wait "
+                       "with {} 0 ({})",
+                       ptx, alias(0));
+  return fmt::format("wait with {} 0 ({})", ptx, alias(0));
+}
+
+// A load completes on its mbarrier: waiting there is what orders it.
+void hint_mbarrier_wait(AgentId load, const Mbarrier& bar) {
+  Execution::current().set_wait_hint(load, [name = bar.name()](bool, std::uint32_t) {
+    return fmt::format("wait on mbarrier {} (mbarrier.try_wait.parity, "
+                       "pipeline.consumer_wait, plgpu.barrier_wait) for the phase the copy "
+                       "completes",
+                       name);
+  });
+}
+
 void issue_store(const TensorMap* desc, std::uint32_t c0, std::uint32_t c1, const Span& dst,
                  const Span& src, std::source_location loc) {
   ThreadState& t = current_grid().current(loc);
   BulkOp& op = new_op(t, desc ? "tma_store" : "bulk_store", desc ? "tensor store" : "bulk store",
+                      span_text(src) + " -> " + (desc ? box_text(*desc, c0, c1) : span_text(dst)),
                       loc);
   auto st = std::make_shared<Staging>();
   st->dst = dst;
   BulkOp* o = &op;
+  o->issued_time = issuer_time();
   std::vector<Phase> phases;
   std::size_t write_index = desc ? 2 : 1;
   if (desc)
@@ -123,7 +185,11 @@ void issue_store(const TensorMap* desc, std::uint32_t c0, std::uint32_t c1, cons
     o->write_done = true;
     Execution::current().release(o->write_clock);
   }));
-  issue(op.name(), std::move(phases), loc);
+  AgentId agent = issue(op.name(), std::move(phases), loc);
+  const BulkQueue* q = &t.bulk;
+  Execution::current().set_wait_hint(agent, [q, o](bool writes, std::uint32_t at) {
+    return group_wait_words(*q, o, writes, at);
+  });
   t.bulk.uncommitted.push_back(o);
 }
 
@@ -220,12 +286,25 @@ void fence_proxy_tensormap_acquire(const TensorMap&, std::source_location) {
 
 void fence_proxy_async(std::source_location) { Execution::current().proxy_fence(Proxy::async); }
 
+namespace {
+// Race hints name the fences in PTX and CUTLASS / Pallas words.
+const bool fences_named = [] {
+  name_proxy_fence(Proxy::async,
+                   "fence.proxy.async (fence_view_async_shared() / plgpu.commit_smem())");
+  name_proxy_fence(Proxy::tensormap,
+                   "fence.proxy.tensormap::generic.acquire (tma_descriptor_fence_acquire())");
+  return true;
+}();
+}  // namespace
+
 void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_location loc) {
   ThreadState& t = current_grid().current(loc);
-  std::string name = fmt::format("{}.bulk_load{}", t.info.name, ++t.issued);
+  ++t.issued;
+  std::string name = fmt::format("bulk_load {} -> {}", span_text(src), span_text(dst));
   Mbarrier* b = &bar;
   bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()));
-  issue(name, {phase("copy", {dst.touches(true), src.touches(false), all_phases(bar.id())}, [=] {
+  Footprint fp{dst.touches(true), src.touches(false), all_phases(bar.id())};
+  AgentId agent = issue(name, {phase("copy", fp, [=] {
           access(src, false, Proxy::async, "bulk_load.read_gmem", loc);
           access(dst, true, Proxy::async, "bulk_load.write_smem", loc);
           std::memmove(data(dst), data(src), dst.bytes());
@@ -233,13 +312,16 @@ void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_loca
           b->complete_tx(static_cast<std::uint32_t>(dst.bytes()));
         })},
         loc);
+  hint_mbarrier_wait(agent, bar);
 }
 
 void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                  Mbarrier& bar, std::source_location loc) {
   ThreadState& t = current_grid().current(loc);
-  BulkOp& op = new_op(t, "tma_load", "tensor load", loc);
+  BulkOp& op =
+      new_op(t, "tma_load", "tensor load", box_text(desc, c0, c1) + " -> " + span_text(dst), loc);
   BulkOp* o = &op;
+  o->issued_time = issuer_time();
   Mbarrier* b = &bar;
   bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()));
   auto st = std::make_shared<Staging>();
@@ -253,7 +335,7 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
     Execution::current().release(o->read_clock);
   };
   rd.footprint.push_back(read_side(op, true));
-  issue(op.name(), {rd, phase("copy", {dst.touches(true), all_phases(bar.id()), write_side(op, true)}, [=] {
+  AgentId agent = issue(op.name(), {rd, phase("copy", {dst.touches(true), all_phases(bar.id()), write_side(op, true)}, [=] {
                       access(st->dst, false, Proxy::async, "tma_load.read_gmem", loc);
                       access(dst, true, Proxy::async, "tma_load.write_smem", loc);
                       std::memmove(data(dst), data(st->dst), dst.bytes());
@@ -263,6 +345,7 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
                       b->complete_tx(static_cast<std::uint32_t>(dst.bytes()));
                     })},
         loc);
+  hint_mbarrier_wait(agent, bar);
   // Not in a bulk async-group: an mbarrier-completed copy is tracked by its
   // mbarrier (PTX ISA 9.7.9.25, completion mechanisms); see note_landing.
 }

@@ -23,6 +23,13 @@ class BulkOp : public SyncObject {
   bool write_waited = false;         // the issuer waited the whole op
   SyncClock read_clock;              // released by the last read phase
   SyncClock write_clock;             // released by the write phase
+  std::uint32_t issued_time = 0;     // the issuer's own clock entry at the issue (race hints)
+  /// "reading", "read, writing" or "done", and what was waited (replay --steps).
+  std::string describe() const override {
+    std::string s = write_done ? "done" : read_done ? "read, writing" : "reading";
+    if (write_waited) return s + ", waited";
+    return read_waited ? s + ", read side waited" : s;
+  }
 };
 
 /// A thread's bulk async-groups: ops issued since the last commit, then the

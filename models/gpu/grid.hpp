@@ -46,7 +46,7 @@ struct ThreadState {
   ThreadInfo info;
   BulkQueue bulk;                                    // this thread's bulk async-groups
   std::map<const Mbarrier*, std::uint32_t> parity;   // next parity each barrier_wait expects
-  std::uint32_t issued = 0;                          // async ops issued (for their names)
+  std::uint32_t issued = 0;                          // async ops issued so far
 };
 
 /// A global-memory region at a global address (what tensormaps point to).

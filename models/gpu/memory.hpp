@@ -79,9 +79,11 @@ class View {
 
 /// Global memory: a named array with a global address, initialised by the host.
 template <class T>
-View<T> global(std::string name, std::size_t n, T init = T{}) {
+View<T> global(std::string name, std::size_t n, T init = T{},
+               std::source_location loc = std::source_location::current()) {
+  Grid& g = current_grid(loc);  // before allocating: a misuse names the caller's line
   auto b = buffer<T>(std::move(name), n, init);
-  current_grid().map_global(b.region());
+  g.map_global(b.region());
   return View<T>(b, 0, n);
 }
 
@@ -120,8 +122,9 @@ class Shared : public PerCta<View<T>> {
 
 /// Allocates `n` elements of shared memory in every CTA ("name" or "name@cta{c}").
 template <class T>
-Shared<T> shared(const std::string& name, std::size_t n, T init = T{}) {
-  int ctas = current_grid().config().ctas;
+Shared<T> shared(const std::string& name, std::size_t n, T init = T{},
+                 std::source_location loc = std::source_location::current()) {
+  int ctas = current_grid(loc).config().ctas;
   std::vector<View<T>> v;
   for (int c = 0; c < ctas; ++c) {
     auto b = buffer<T>(ctas == 1 ? name : name + "@cta" + std::to_string(c), n, init);

@@ -71,9 +71,17 @@ void start_op(const char* name, const TpuSemaphore& main, Footprint fp, std::sou
   Execution::current().visible(std::move(p));
 }
 
-std::string agent_name(const std::string& kind, std::source_location loc) {
-  auto c = Mesh::current().here(loc);
-  return fmt::format("{}.{}", Mesh::current().core_name(c.device, c.core), kind);
+// "dev0.x_hbm[2:4]", "dev0.xbuf[1]" or "dev0.xbuf" (the whole allocation).
+std::string place_text(const Place& p) {
+  const std::string& name = p.region->name();
+  if (p.first == 0 && p.count == p.region->size()) return name;
+  if (p.count == 1) return fmt::format("{}[{}]", name, p.first);
+  return fmt::format("{}[{}:{}]", name, p.first, p.first + p.count);
+}
+
+// A DMA is named by what it moves: "dma dev0.x_hbm[2:4] -> dev0.xbuf".
+std::string agent_name(const char* kind, const Place& src, const Place& dst) {
+  return fmt::format("{} {} -> {}", kind, place_text(src), place_text(dst));
 }
 
 // Marks the DMAs whose signals a wait of `value` units on `sem` consumed as
@@ -137,7 +145,7 @@ void AsyncCopy::start(std::source_location loc) {
   rec->dst = dst_;
   rec->send_sem = sem_;
   rec->bytes = bytes_;
-  rec->agent = agent_name("dma", loc);
+  rec->agent = agent_name("dma", src_, dst_);
   DmaRecord& r = mesh.add_dma(std::move(rec));
   started_ = &r;
   std::function<bool()> when;
@@ -147,6 +155,9 @@ void AsyncCopy::start(std::source_location loc) {
   }
   auto id = heddle::issue(r.agent, {phase("dma.copy", all, [&r] { do_copy(r); }, when)}, loc);
   r.agent = Execution::current().agents()[index(id)]->name;
+  Execution::current().set_wait_hint(id, [&r](bool, std::uint32_t) {
+    return fmt::format("wait for it with .wait() on {}", r.send_sem->name());
+  });
   // eager: the copy happens at start, as the DMA (not as this thread), so
   // reading dst before the wait still races, as JAX's eager mode reports.
   if (mesh.dma_order() == DmaOrder::eager) Execution::current().complete_now(id);
@@ -202,7 +213,7 @@ void AsyncRemoteCopy::start(std::source_location loc) {
   rec->send_sem = send_sem_;
   rec->recv_sem = recv_remote_;
   rec->bytes = bytes_;
-  rec->agent = agent_name(fmt::format("rdma.to{}", target_), loc);
+  rec->agent = agent_name("rdma", src_, dst_);
   DmaRecord& r = mesh.add_dma(std::move(rec));
   started_ = &r;
   std::function<bool()> send_when, recv_when;
@@ -217,6 +228,11 @@ void AsyncRemoteCopy::start(std::source_location loc) {
                                     phase("rdma.recv", recv, [&r] { do_recv(r); }, recv_when)},
                           loc);
   r.agent = Execution::current().agents()[index(id)]->name;
+  Execution::current().set_wait_hint(id, [&r](bool writes, std::uint32_t) {
+    return writes ? fmt::format("wait for it with .wait_recv() on {}", r.recv_sem->name())
+                  : fmt::format("wait for its send side with .wait_send() on {}",
+                                r.send_sem->name());
+  });
   if (eager) Execution::current().complete_now(id);  // both sides at start, as the DMA
 }
 

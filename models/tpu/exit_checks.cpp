@@ -27,7 +27,7 @@ std::string dma_problem(const DmaRecord& r) {
       missing.push_back(fmt::format(".wait() on {}", r.send_sem->name()));
   }
   if (missing.empty()) return "";
-  return fmt::format("DMA {} started at {} was never waited: missing {}", r.agent, where(r.start),
+  return fmt::format("{} started at {} was never waited: missing {}", r.agent, where(r.start),
                      fmt::join(missing, ", "));
 }
 

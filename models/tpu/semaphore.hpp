@@ -25,6 +25,8 @@ class TpuSemaphore : public SyncObject {
   SemKind kind() const noexcept { return kind_; }
   /// The count, without a visible operation (exit checks, predicates).
   std::uint64_t count() const noexcept { return count_; }
+  /// "value N" (replay --steps).
+  std::string describe() const override { return "value " + std::to_string(count_); }
 
   /// A thread's signal: a visible operation, then add(inc).
   void signal(std::uint32_t inc, const char* op, std::source_location loc);

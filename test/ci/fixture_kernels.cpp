@@ -88,4 +88,19 @@ const auto slow = kernel("ci/slow", "four threads take one lock three times each
         });
     });
 
+// Three threads take one lock once each: 3! = 6 executions. One preset
+// declares that CI must cover them all, the other does not.
+const auto budgeted = kernel("ci/budgeted", "three threads take one lock once each")
+    .preset("sampled", {})
+    .preset("proved", {})
+    .exhaustive()
+    .body([](const Params&) {
+      auto& m = make<Mutex>("m");
+      for (int t = 0; t < 3; ++t)
+        spawn("T" + std::to_string(t), [&m] {
+          m.lock();
+          m.unlock();
+        });
+    });
+
 }  // namespace

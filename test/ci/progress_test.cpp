@@ -2,6 +2,7 @@
 // nothing with --quiet or in short piped runs.
 #include <catch2/catch.hpp>
 
+#include "checker/registry.hpp"
 #include "checker/report/progress.hpp"
 #include "test/ci/ci_support.hpp"
 
@@ -22,16 +23,66 @@ std::string on_pty(const std::string& cmd) {
 const std::string kSlow = std::string(HEDDLE_CI_FIXTURE) + " run ci/slow --time-limit 1.5";
 }  // namespace
 
-TEST_CASE("progress text: executions, rate, depth, elapsed, budget left", "[ci]") {
+TEST_CASE("progress text: kernel, executions, rate, depth, elapsed, work and budget left",
+          "[ci]") {
   RunConfig c;
-  CHECK(run_progress_text(1000, 12, 2.0, c) ==
-        "heddle: 1000 executions, 500/s, depth 12, 2.0 s elapsed, budget: none (runs until "
-        "exhaustive)");
+  RunProgress p{"demo/handoff (fixed=false)", 1000, 12, 2.0, std::nullopt};
+  CHECK(run_progress_text(p, c) ==
+        "heddle: demo/handoff (fixed=false): 1000 executions, 500/s, depth 12, 2.0 s elapsed, "
+        "left: unknown, budget: none (runs until exhaustive)");
   c.time_limit = 10;
   c.max_executions = 5000;
-  CHECK(run_progress_text(1000, 12, 2.0, c) ==
-        "heddle: 1000 executions, 500/s, depth 12, 2.0 s elapsed, budget: 8 s left, 4000 "
-        "executions left");
+  p.estimated = 4500;
+  CHECK(run_progress_text(p, c) ==
+        "heddle: demo/handoff (fixed=false): 1000 executions, 500/s, depth 12, 2.0 s elapsed, "
+        "left: ~3500 executions (estimated), budget: 8 s left, 4000 executions left");
+  // Randomized strategies have no work left to estimate, only a budget.
+  c.strategy = "random";
+  p.estimated.reset();
+  CHECK(run_progress_text(p, c).find("left: unknown") == std::string::npos);
+}
+
+TEST_CASE("a run with no budget that looks unbounded says so after a while", "[ci]") {
+  RunConfig c;
+  RunProgress p{"ci/slow", 1000, 24, 61.0, std::nullopt};
+  const std::string warning = "; this run may not end: add --time-limit S or --max-executions N";
+  CHECK(run_progress_text(p, c).ends_with(warning));  // 60 s by default
+  p.elapsed = 59;
+  CHECK_FALSE(run_progress_text(p, c).ends_with(warning));
+  p.elapsed = 61;
+  p.estimated = 1100;  // 100 left at 16/s: about to end
+  CHECK_FALSE(run_progress_text(p, c).ends_with(warning));
+  p.estimated = 1e9;
+  CHECK(run_progress_text(p, c).ends_with(warning));
+  c.time_limit = 100;  // a budget bounds it
+  CHECK_FALSE(run_progress_text(p, c).ends_with(warning));
+}
+
+TEST_CASE("the dfs tree estimate is exact on uniform trees, and on any tree once all leaves are seen",
+          "[ci]") {
+  // A uniform tree (every path 3 x 2 = 6): the estimate is exact after one leaf.
+  TreeEstimate uniform;
+  for (int leaf = 0; leaf < 6; ++leaf) {
+    uniform.branch(3);
+    uniform.branch(2);
+    uniform.leaf();
+    REQUIRE(uniform.total());
+    CHECK(*uniform.total() == Approx(6.0));
+  }
+  CHECK_FALSE(TreeEstimate().total());
+  // A real dfs run (three threads, two critical sections each): its tree
+  // is far from uniform, and the estimate after all of its leaves is exact.
+  TreeEstimate slow;
+  RunConfig c;
+  c.strategy = "dfs";
+  c.decorate = slow.decorator();
+  const Kernel& k = find_kernel("test/locked_writers");
+  RunResult r = explore(k, k.resolve({{"n", "3"}, {"rounds", "2"}}), c);
+  REQUIRE(r.exhaustive);
+  REQUIRE(slow.total());
+  // Once every leaf is seen the weighted backtrack estimate is exact (the
+  // 1/P_i of all leaves of a tree sum to 1).
+  CHECK(*slow.total() == Approx(static_cast<double>(r.stats.executions)).epsilon(1e-6));
 }
 
 TEST_CASE("progress appears on a pseudo-terminal, in place", "[ci][slow]") {

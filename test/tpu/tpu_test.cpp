@@ -88,12 +88,20 @@ TEST_CASE("ring reusing one receive semaphore races, with the same counterexampl
   CHECK(read.op == "load");
   CHECK(read.at == test::source_line(kRingFile, "// read the received slot"));
   CHECK(write.op == "rdma.write");
-  CHECK(write.agent.find(".rdma.to") != std::string::npos);
+  CHECK(write.agent.starts_with("rdma "));  // named by what it moves: "rdma SRC -> DST"
   CHECK(write.at == test::source_line(kRingFile, "dma.start();"));
   CHECK(read.step < write.step);
-  // Out-of-order completion: the same sender's next DMA ("#2") completed
-  // its receive phase before the racing (earlier) DMA did.
-  auto later = step_of(*first.schedule, write.agent + "#2", "rdma.recv");
+  // Out-of-order completion: the same sender's next DMA (into the other
+  // slot; DMAs are named "rdma SRC -> DST") completed its receive phase
+  // before the racing (earlier) DMA did.
+  const std::string sender = write.agent.substr(0, write.agent.find('.') + 1);  // "rdma devK."
+  std::ptrdiff_t later = -1;
+  for (std::size_t i = 0; i < first.schedule->steps.size() && later < 0; ++i) {
+    const ScheduleStep& st = first.schedule->steps[i];
+    if (st.agent.starts_with(sender) && st.agent != write.agent &&
+        st.op.starts_with("rdma.recv"))
+      later = static_cast<std::ptrdiff_t>(i);
+  }
   auto earlier = step_of(*first.schedule, write.agent, "rdma.recv");
   REQUIRE(later >= 0);
   CHECK(later < earlier);
@@ -170,11 +178,11 @@ TEST_CASE("unwaited DMAs and non-zero semaphores at exit are all reported, with 
     };
     const std::string remote = test::source_line(file, "// remote copy start");
     const std::string local = test::source_line(file, "// local copy start");
-    CHECK(count("DMA dev0.rdma.to1 started at " + remote) == 1);
-    CHECK(count("DMA dev1.rdma.to0 started at " + remote) == 1);
+    CHECK(count("rdma dev0.in -> dev1.out started at " + remote) == 1);
+    CHECK(count("rdma dev1.in -> dev0.out started at " + remote) == 1);
     CHECK(count(".wait_recv() on dev1.recv_sem") == 1);
     CHECK(count(".wait_recv() on dev0.recv_sem") == 1);
-    CHECK(count("DMA dev0.dma started at " + local) == 1);
+    CHECK(count("dma dev0.in -> dev0.tmp started at " + local) == 1);
     CHECK(count("semaphore dev1.flag holds 1") == 1);
     if (std::string(order) == "on_wait") {
       // Nothing waited the local copy or the receive sides, so they never ran.

@@ -1,0 +1,153 @@
+#include "checker/engine/race_hint.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "checker/engine/execution.hpp"
+
+namespace heddle {
+namespace {
+
+std::array<std::string, 3>& fence_names() {
+  static std::array<std::string, 3> names;
+  return names;
+}
+
+const Agent& agent_of(const Execution& ex, AgentId id) { return *ex.agents()[index(id)]; }
+
+const AsyncAgent* as_copy(const Agent& a) {
+  return a.kind == Agent::Kind::async ? static_cast<const AsyncAgent*>(&a) : nullptr;
+}
+
+std::string issue_step(const AsyncAgent& c) {
+  return c.created_by < 0 ? std::string("before step 1")
+                          : fmt::format("during step {}", c.created_by + 1);
+}
+
+// "at step 3", or "before step 1" for code that ran before the agent's
+// first visible operation.
+std::string at_step(std::uint32_t step) {
+  return step == 0 ? std::string("before step 1") : fmt::format("at step {}", step);
+}
+
+// "store (write) at step 3": one access in words.
+std::string access_words(const AccessRecord& r, bool write) {
+  return fmt::format("{} ({}) {}", r.op, write ? "write" : "read", at_step(r.step));
+}
+
+// The first visible operation of agent `who` after step `step`: where the
+// synchronization that orders its earlier accesses starts.
+std::string next_operation(const Execution& ex, AgentId who, std::uint32_t step) {
+  const auto& trace = ex.trace();
+  for (std::size_t i = step; i < trace.size(); ++i)
+    if (trace[i].agent == who)
+      return fmt::format("{} at step {}", ex.describe(trace[i].op, trace[i].object,
+                                                      trace[i].has_object),
+                         i + 1);
+  return "";
+}
+
+// The generic access is ordered before the other-proxy one, but only for
+// the generic proxy: a proxy fence is missing (DESIGN.md, Proxies).
+std::string fence_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
+                       const AccessRecord& now) {
+  const Agent& writer = agent_of(ex, prior.agent);
+  const Agent& reader = agent_of(ex, now.agent);
+  const AsyncAgent* copy = as_copy(reader);
+  const std::string fence = proxy_fence_name(now.proxy);
+  std::string who;
+  if (copy != nullptr && copy->issuer == writer.id) {
+    who = fmt::format("{} must run {} after its {} and before it issues {} ({})", writer.name,
+                      fence, access_words(prior, prior_write), copy->name, issue_step(*copy));
+  } else {
+    std::string sync = next_operation(ex, writer.id, prior.step);
+    who = fmt::format("{} must run {} after its {}{}", writer.name, fence,
+                      access_words(prior, prior_write), sync.empty() ? "" : " and before " + sync);
+    if (copy != nullptr)
+      who += fmt::format(", or {} after that and before it issues {} ({})",
+                         agent_of(ex, copy->issuer).name, copy->name, issue_step(*copy));
+    else
+      who += fmt::format(", or {} before its access {}", reader.name, at_step(now.step));
+  }
+  return fmt::format("hint: a missing proxy fence: synchronization orders the generic-proxy "
+                     "access before the {}-proxy one, but not for the {} proxy; {}",
+                     proxy_name(now.proxy), proxy_name(now.proxy), who);
+}
+
+// One side is a copy its issuer (the other side) had not waited for.
+std::string wait_hint(const Execution& ex, const AsyncAgent& copy, const AccessRecord& copy_side,
+                      bool copy_writes, const AccessRecord& thread_side) {
+  const Agent& issuer = agent_of(ex, copy.issuer);
+  std::string how = copy.wait_hint ? copy.wait_hint(copy_writes, thread_side.time)
+                                   : std::string("wait for its completion");
+  return fmt::format("hint: a missing wait: {} accessed these bytes {} without waiting "
+                     "for {} (issued at {}, {}), which {} them ({}); {} must {} before that "
+                     "access",
+                     issuer.name, at_step(thread_side.step), copy.name, where(copy.loc),
+                     issue_step(copy),
+                     copy_writes ? "writes" : "reads", copy_side.op, issuer.name, how);
+}
+
+// Nothing orders the two accesses: a barrier or semaphore between them is missing.
+std::string sync_hint(const Execution& ex, const AccessRecord& prior, const AccessRecord& now) {
+  const Agent& first = agent_of(ex, prior.agent);
+  const Agent& second = agent_of(ex, now.agent);
+  std::string partial;
+  const AsyncAgent* late_copy = as_copy(second);
+  if (late_copy == nullptr && second.clock[first.id] >= 1 && first.kind == Agent::Kind::thread)
+    partial = fmt::format(" ({} does synchronize with {}, but only with what {} did before "
+                          "this access: its release comes too early)",
+                          second.name, first.name, first.name);
+  std::string release = fmt::format("{} must release (signal a semaphore, arrive on a barrier) "
+                                    "after its access {}",
+                                    first.name, at_step(prior.step));
+  if (const AsyncAgent* copy = as_copy(first))
+    release = fmt::format("{}'s completion must be signalled (a barrier or semaphore it "
+                          "completes)", copy->name);
+  // A copy runs with its issuer's clock at the issue: the issuer must wait first.
+  std::string acquire =
+      late_copy == nullptr
+          ? fmt::format("{} must wait for it before its access {}", second.name, at_step(now.step))
+          : fmt::format("{} must wait for it before it issues {} ({})",
+                        agent_of(ex, late_copy->issuer).name, late_copy->name,
+                        issue_step(*late_copy));
+  return fmt::format("hint: a missing barrier or semaphore: nothing orders {}'s access before "
+                     "{}'s{}; {}, and {}",
+                     first.name, second.name, partial, release, acquire);
+}
+
+}  // namespace
+
+void name_proxy_fence(Proxy p, std::string words) {
+  fence_names()[static_cast<std::size_t>(p)] = std::move(words);
+}
+
+std::string proxy_fence_name(Proxy p) {
+  const std::string& n = fence_names()[static_cast<std::size_t>(p)];
+  return n.empty() ? fmt::format("a proxy fence for the {} proxy", proxy_name(p)) : n;
+}
+
+std::string race_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
+                      const AccessRecord& now, bool now_write, bool clock_orders) {
+  if (clock_orders && prior.proxy == Proxy::generic && now.proxy != Proxy::generic)
+    return fence_hint(ex, prior, prior_write, now);
+  const Agent& a = agent_of(ex, prior.agent);
+  const Agent& b = agent_of(ex, now.agent);
+  if (const AsyncAgent* c = as_copy(a); c != nullptr && c->issuer == b.id)
+    return wait_hint(ex, *c, prior, prior_write, now);
+  if (const AsyncAgent* c = as_copy(b); c != nullptr && c->issuer == a.id)
+    return wait_hint(ex, *c, now, now_write, prior);
+  const AsyncAgent* ca = as_copy(a);
+  const AsyncAgent* cb = as_copy(b);
+  if (ca != nullptr && cb != nullptr && ca->issuer == cb->issuer)
+    return fmt::format("hint: a missing wait: {} and {} were both in flight and both access "
+                       "these bytes; {} must {} before it issues {} ({})",
+                       ca->name, cb->name, agent_of(ex, ca->issuer).name,
+                       ca->wait_hint ? ca->wait_hint(prior_write, cb->clock[ca->issuer])
+                                     : fmt::format("wait for {}", ca->name),
+                       cb->name, issue_step(*cb));
+  return sync_hint(ex, prior, now);
+}
+
+}  // namespace heddle

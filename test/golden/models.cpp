@@ -1,0 +1,56 @@
+// Test-only models whose races each call for one kind of hint: a TMA store
+// whose shared-memory stage is rewritten too soon (a wait, not a fence), and
+// a TPU core reading a DMA's destination before waiting for it.
+#include "models/gpu/cutlass.hpp"
+#include "models/gpu/gpu.hpp"
+#include "models/gpu/pallas.hpp"
+#include "models/tpu/tpu.hpp"
+
+namespace {
+using namespace heddle;
+
+// Two stages, stored one after the other; the thread then refills stage 0
+// after waiting only with tma_store_wait<1>: the store of stage 0 is in the
+// older group, so that wait covers it. With `depth=2` it waits <2>, which
+// leaves both groups in flight: a write after the store's read, racing.
+const auto stage_reuse =
+    kernel("hints/stage_reuse", "a shared-memory stage refilled while its TMA store reads it")
+        .param("depth", 2, "N of the tma_store_wait<N> before the refill", 0, 2)
+        .body([](const Params& p) {
+          using namespace heddle::gpu;
+          grid({});
+          auto out = global<int>("out", 4);
+          auto smem = shared<int>("sC", 4);
+          const long depth = p.get_int("depth");
+          current_grid().launch([=](const ThreadInfo&) {
+            View<int> s = smem;
+            for (int stage = 0; stage < 2; ++stage) {
+              s.store(2 * stage, 1);
+              s.store(2 * stage + 1, 1);
+              pallas::commit_smem();
+              pallas::copy_smem_to_gmem(s.slice(2 * stage, 2), out.slice(2 * stage, 2));
+            }
+            if (depth == 2) cutlass::tma_store_wait<2>();
+            if (depth == 1) cutlass::tma_store_wait<1>();
+            if (depth == 0) cutlass::tma_store_wait<0>();
+            s.store(0, 2);  // refill stage 0
+            cutlass::tma_store_wait<0>();
+          });
+        });
+
+// A core starts a local DMA into buf and reads buf before .wait().
+const auto dma_read =
+    kernel("hints/dma_read_early", "a core reads a DMA's destination before waiting for it")
+        .body([](const Params&) {
+          using namespace heddle::tpu;
+          auto& mesh = make<Mesh>(MeshConfig{1, 1, DmaOrder::any, {}});
+          auto in = hbm<int>("x_hbm", 4), buf = vmem<int>("xbuf", 2);
+          auto sem = dma_semaphore("copy_sem");
+          mesh.launch([=] {
+            auto copy = make_async_copy(in.slice(2, 2), buf, sem);
+            copy.start();
+            (void)buf.load(0);  // read before the wait
+            copy.wait();
+          });
+        });
+}  // namespace
