@@ -1,16 +1,23 @@
 #include "checker/engine/primitives.hpp"
 
+#include "checker/engine/memory.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstdint>
 
 namespace heddle {
 
-SyncObject::SyncObject(std::string name) : id_(Execution::current().add_object(std::move(name))) {}
+SyncObject::SyncObject(std::string name)
+    : id_(Execution::current().add_object(std::move(name))), serial_(Execution::current().serial()) {}
 
 const std::string& SyncObject::name() const { return Execution::current().object_name(id_); }
 
 void SyncObject::visible(const char* op, bool write, std::source_location loc,
                          EnabledRef enabled, std::int8_t token) {
   auto& ex = Execution::current();
+  if (serial_ != ex.serial()) throw stale_object_error("sync object", loc);
   PendingOp* p = ex.pending_slot();
   if (p == nullptr) return;  // setup or an async phase: nothing to schedule
   p->name = op;
@@ -74,6 +81,10 @@ void Semaphore::signal(std::uint32_t n, std::source_location loc) {
   visible("signal", true, loc, {}, +1);
   auto& ex = Execution::current();
   if (ex.pending_slot() != nullptr) ex.refine_footprint(counted(id_, +1, count_));
+  if (n > UINT32_MAX - count_)
+    throw ModelError(fmt::format("semaphore {} overflows: {} + {} is over its limit of {}",
+                                 name(), count_, n, UINT32_MAX),
+                     loc);
   count_ += n;
   ex.release(sync_);
 }

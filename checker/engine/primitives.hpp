@@ -30,6 +30,7 @@ class SyncObject {
                std::int8_t token = 0);
   /// Same for an operation that may touch several objects (await).
   ObjectId id_;
+  std::uint64_t serial_;  // Execution::serial() of the execution that made it
   SyncClock sync_;
 };
 
