@@ -234,3 +234,15 @@ TEST_CASE("a long livelock schedule is folded in the text report", "[hostile]") 
   CHECK(lines < 160);
   CHECK(spin.schedule->steps.size() >= 5000);
 }
+
+TEST_CASE("integer parameters are whole decimal numbers, nothing more", "[hostile][params]") {
+  const Kernel& k = find_kernel("classic/indexer");
+  // Found by test/fuzz/fuzz_params.cpp: an embedded NUL passed the check,
+  // and an overflowing number passed as LONG_MAX, then get_int threw.
+  for (const std::string bad : {std::string("4\0x", 3), std::string("99999999999999999999"),
+                                std::string(" 4"), std::string("4 "), std::string("")}) {
+    INFO(bad);
+    CHECK_THROWS_AS(k.resolve({{"n", bad}}), UsageError);
+  }
+  CHECK(k.resolve({{"n", "4"}}).get_int("n") == 4);
+}
