@@ -73,6 +73,9 @@ inline void note(std::string text) { Execution::current().note(std::move(text));
 inline std::uint32_t choose(std::uint32_t n) { return Execution::current().choose(n); }
 
 /// Runs `fn` at kernel exit, after every agent is done (exit checks, results).
-inline void at_exit(std::function<void()> fn) { Execution::current().on_exit(std::move(fn)); }
+inline void at_exit(std::function<void()> fn,
+                    std::source_location loc = std::source_location::current()) {
+  Execution::current().on_exit(std::move(fn), loc);
+}
 
 }  // namespace heddle

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 #include "checker/engine/errors.hpp"
@@ -39,11 +41,14 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
   return s + "?";
 }
 
+// The whole string as a decimal long: no blanks, no embedded NUL (found by
+// test/fuzz/fuzz_params.cpp), no overflow (strtol saturates it silently).
 bool parse_long(const std::string& s, long& out) {
-  if (s.empty()) return false;
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
   char* end = nullptr;
+  errno = 0;
   out = std::strtol(s.c_str(), &end, 10);
-  return *end == '\0';
+  return errno != ERANGE && end == s.c_str() + s.size();
 }
 
 void validate(const ParamSpec& p, const std::string& v, const std::string& kernel) {
@@ -82,7 +87,14 @@ std::vector<std::string> closest(const std::string& word, const std::vector<std:
   return out;
 }
 
-long Params::get_int(const std::string& name) const { return std::stol(get(name)); }
+long Params::get_int(const std::string& name) const {
+  long n = 0;
+  if (!parse_long(get(name), n))
+    throw ModelError(fmt::format("parameter {}={} is not an integer: the model reads a flag or "
+                                 "choice as a number?",
+                                 name, get(name)));
+  return n;
+}
 bool Params::get_bool(const std::string& name) const { return get(name) == "true"; }
 
 const std::string& Params::get(const std::string& name) const {
@@ -101,7 +113,8 @@ Params Kernel::resolve(const std::map<std::string, std::string>& given) const {
     names.push_back(p.name);
   }
   for (const auto& [k, v] : given) {
-    auto it = std::find_if(params.begin(), params.end(), [&](auto& p) { return p.name == k; });
+    const std::string& key = k;  // clang 14 (the fuzz build) cannot capture a binding
+    auto it = std::find_if(params.begin(), params.end(), [&](auto& p) { return p.name == key; });
     if (it == params.end())
       throw UsageError(fmt::format("kernel {} has no parameter {}{}", name, k,
                                    names.empty() ? std::string("; it takes no parameters")

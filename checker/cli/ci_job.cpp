@@ -81,20 +81,57 @@ std::vector<std::string> ci_case_args(const CiCase& c, const CiOptions& o,
   return a;
 }
 
+nlohmann::json read_summary(const std::string& text) {
+  using nlohmann::json;
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return nullptr;
+  auto is = [&](const char* key, auto test, bool required) {
+    auto it = j.find(key);
+    return it == j.end() ? !required : test(*it);
+  };
+  const bool ok =
+      is("verdict", [](const json& v) { return v.is_string(); }, true) &&
+      is("executions", [](const json& v) { return v.is_number_unsigned(); }, false) &&
+      is("stopped_by", [](const json& v) { return v.is_string(); }, false) &&
+      is("params", [](const json& v) {
+        if (!v.is_object()) return false;
+        for (const auto& [k, x] : v.items())
+          if (!x.is_string()) return false;
+        return true;
+      }, false) &&
+      is("report", [](const json& v) {
+        return v.is_null() || (v.is_object() && (!v.contains("title") || v["title"].is_string()));
+      }, false);
+  return ok ? j : json();
+}
+
 void classify(CiOutcome& out) {
   const Verdict want = out.c.expect;
-  if (out.summary.is_null()) {
+  const std::string v = out.summary.is_object() && out.summary.value("verdict", nlohmann::json()).is_string()
+                            ? out.summary["verdict"].get<std::string>()
+                            : std::string();
+  const bool bug = v != "verified" && v != "no_bug_found";
+  // A summary counts only from a run that then exited as it says (0: no
+  // bug, 1: bug): a run that crashed after writing it did not finish.
+  const bool consistent = !v.empty() && out.exit_code == (bug ? 1 : 0) && !out.timed_out;
+  if (!consistent) {
     out.error = true;
     out.passed = false;
     out.verdict = "error";
-    out.reason = out.exit_code < 0
-                     ? fmt::format("the run was killed by signal {}", -out.exit_code)
-                     : fmt::format("the run exited with code {} without a summary", out.exit_code);
+    if (out.timed_out)
+      out.reason = fmt::format("the run was killed after {:.0f} s (the case timeout, "
+                               "--case-timeout)", out.seconds);
+    else if (out.exit_code < 0)
+      out.reason = fmt::format("the run was killed by signal {}", -out.exit_code);
+    else if (v.empty())
+      out.reason = fmt::format("the run exited with code {} without a summary", out.exit_code);
+    else
+      out.reason = fmt::format("the run exited with code {} after a summary saying {}",
+                               out.exit_code, v);
     return;
   }
-  const std::string v = out.summary.value("verdict", "");
-  out.executions = out.summary.value("executions", std::uint64_t{0});
-  const bool bug = v != "verified" && v != "no_bug_found";
+  auto executions = out.summary.value("executions", nlohmann::json());
+  out.executions = executions.is_number_unsigned() ? executions.get<std::uint64_t>() : 0;
   if (v == "verified") out.verdict = "verified (exhaustive)";
   else if (v == "no_bug_found")
     out.verdict = fmt::format("not exhaustive ({})", out.summary.value("stopped_by", "budget"));

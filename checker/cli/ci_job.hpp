@@ -25,6 +25,10 @@ std::vector<std::string> ci_case_args(const CiCase& c, const CiOptions& o,
                                       const std::string& summary_file,
                                       const std::string& schedule_file);
 
+/// Parses a case's --summary-json text; null unless it is an object with
+/// the fields the job reads, each of the right type.
+nlohmann::json read_summary(const std::string& text);
+
 /// Judges a finished case from its exit code and summary.
 void classify(CiOutcome& out);
 

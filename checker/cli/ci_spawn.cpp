@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,7 +41,20 @@ struct Running {
   pid_t pid = 0;
   Clock::time_point start;
   fs::path summary, schedule, out, err;
+  bool killed = false;  // past o.case_timeout: sent SIGKILL
 };
+
+// Kills the cases that have run past the case timeout (a hung model or a
+// hung heddle must not hang the CI job); their outcomes say so.
+void kill_overdue(std::vector<Running>& running, const CiOptions& o) {
+  if (o.case_timeout <= 0) return;
+  for (auto& r : running) {
+    if (r.killed) continue;
+    if (std::chrono::duration<double>(Clock::now() - r.start).count() < o.case_timeout) continue;
+    kill(r.pid, SIGKILL);
+    r.killed = true;
+  }
+}
 
 // Runs `exe` with argv[0] `program` (what the user typed: the case's
 // report names it in its replay hint).
@@ -65,16 +79,13 @@ pid_t spawn_case(const std::string& exe, const std::string& program,
 void collect(const Running& r, int status, const CiOptions& o, CiOutcome& out) {
   out.seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  out.timed_out = r.killed;
   out.output = slurp(r.out);
   out.errors = slurp(r.err);
-  if (fs::exists(r.summary)) {
-    try {
-      out.summary = nlohmann::json::parse(slurp(r.summary));
-    } catch (const nlohmann::json::exception&) {
-      out.summary = nullptr;
-    }
-  }
-  if (!o.artifacts.empty() && fs::exists(r.schedule)) out.artifact = r.schedule.string();
+  if (fs::exists(r.summary)) out.summary = read_summary(slurp(r.summary));
+  // Only a run that found its bug (exit 1) wrote a whole schedule.
+  if (!o.artifacts.empty() && out.exit_code == 1 && fs::exists(r.schedule))
+    out.artifact = r.schedule.string();
   classify(out);
 }
 
@@ -133,6 +144,7 @@ std::vector<CiOutcome> run_cases(const std::string& exe, const std::vector<CiCas
     }
     if (pid < 0 && errno != EINTR && errno != ECHILD)
       throw std::runtime_error(fmt::format("[heddle bug] waitpid failed: {}", std::strerror(errno)));
+    kill_overdue(running, o);
     progress.update([&] {
       return progress_text(done, cases.size(), failed, running, cases, progress.elapsed());
     });

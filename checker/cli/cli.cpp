@@ -5,7 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -34,6 +38,7 @@ struct RunArgs {
   std::string filter;
   unsigned jobs = 1;
   double budget_per_kernel = 0;
+  double case_timeout = 0;          // seconds before a case's process is killed (0: derived)
   std::vector<std::string> reports;  // KIND=FILE
   std::string artifacts;
   // replay
@@ -103,11 +108,39 @@ std::map<std::string, std::string> parse_params(const std::vector<std::string>& 
   return out;
 }
 
+// Writes the whole file or throws: a file that could not be written (a full
+// disk, /dev/full) is an error, never a silent partial file.
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path);
-  if (!f) throw UsageError(fmt::format("cannot write {}", path));
+  if (!f) throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   f << text;
+  f.close();
+  if (!f) throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
 }
+
+// CLI11 reads "-1" into an unsigned option as a huge number: refuse signs.
+const CLI::Validator kUnsigned(
+    [](std::string& text) {
+      return text.find_first_not_of("0123456789") == std::string::npos && !text.empty()
+                 ? std::string()
+                 : "expected a whole number (0, 1, 2, ...), not " + text;
+    },
+    "UINT");
+// Seconds: a finite number >= `least` (NaN and infinities are not times).
+CLI::Validator seconds_at_least(double least) {
+  return CLI::Validator(
+      [least](std::string& text) {
+        char* end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < least)
+          return fmt::format("expected seconds, a number >= {}, not {}", least, text);
+        return std::string();
+      },
+      "SECONDS");
+}
+// The smallest fiber stack that can run a step; the largest one allowed.
+constexpr std::size_t kMinStackKib = 64;
+constexpr std::size_t kMaxStackKib = 1024 * 1024;
 
 std::string default_out(const std::string& kernel) {
   std::string name = kernel;
@@ -240,6 +273,8 @@ int run_all(const RunConfig& config, const RunArgs& args, const std::string& log
   o.progress_interval = args.progress_interval;
   o.require_exhaustive = args.require_exhaustive;
   o.program = args.program;
+  if (args.case_timeout > 0) o.case_timeout = args.case_timeout;
+  else o.case_timeout = o.time_limit > 0 ? 2 * o.time_limit + 60 : 3600;
   for (const auto& r : args.reports) {
     auto eq = r.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == r.size())
@@ -294,9 +329,15 @@ int main(int argc, char** argv) {
   RunArgs args;
   if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0') args.program = argv[0];
   auto add_budgets = [&](CLI::App* sub) {
-    sub->add_option("--max-steps", config.max_steps, "steps per execution before livelock");
-    sub->add_option("--step-timeout", config.step_timeout, "seconds one thread step may run");
-    sub->add_option("--stack-size", args.stack_kib, "fiber stack size in KiB");
+    sub->add_option("--max-steps", config.max_steps, "steps per execution before livelock")
+        ->check(kUnsigned)
+        ->check(CLI::Range(std::uint32_t{1}, UINT32_MAX));
+    sub->add_option("--step-timeout", config.step_timeout, "seconds one thread step may run")
+        ->check(seconds_at_least(0.001));
+    sub->add_option("--stack-size", args.stack_kib,
+                    fmt::format("fiber stack size in KiB ({}..{})", kMinStackKib, kMaxStackKib))
+        ->check(kUnsigned)
+        ->check(CLI::Range(kMinStackKib, kMaxStackKib));
     sub->add_option("--summary-json", args.summary_json, "write the run summary as JSON");
     sub->add_option("--out", args.out, "write the schedule of the bug found to FILE");
   };
@@ -309,16 +350,23 @@ int main(int argc, char** argv) {
   run->add_flag("--all", args.all, "the CI job: run every kernel's presets, with a summary table");
   run->add_option("--filter", args.filter, "with --all: only kernels or KERNEL:PRESET matching GLOB");
   run->add_option("--jobs,-j", args.jobs, "with --all: cases run in parallel processes")
+      ->check(kUnsigned)
       ->check(CLI::Range(1u, 1024u));
   run->add_option("--budget-per-kernel", args.budget_per_kernel,
-                  "with --all: seconds each kernel/preset may explore (0: none)");
+                  "with --all: seconds each kernel/preset may explore (0: none)")
+      ->check(seconds_at_least(0));
+  run->add_option("--case-timeout", args.case_timeout,
+                  "with --all: seconds after which a case's process is killed (0: twice "
+                  "the per-kernel time plus a minute, or an hour without one)")
+      ->check(seconds_at_least(0));
   run->add_option("--report", args.reports,
                   "with --all: junit=FILE, sarif=FILE or json=FILE (repeatable)");
   run->add_option("--artifacts", args.artifacts,
                   "with --all: directory for one replayable schedule per bug found");
   run->add_flag("--quiet,-q", args.quiet, "no progress line on stderr");
   run->add_option("--progress-interval", args.progress_interval,
-                  "seconds between progress lines when stderr is not a terminal");
+                  "seconds between progress lines when stderr is not a terminal")
+      ->check(seconds_at_least(0.01));
   run->add_option("--param,-p", args.params, "kernel parameter NAME=VALUE (repeatable)");
   run->add_option("--preset", args.preset,
                   "start from the kernel's preset NAME ('heddle list' shows them); "
@@ -326,10 +374,14 @@ int main(int argc, char** argv) {
   run->add_flag("--require-exhaustive", args.require_exhaustive,
                 "fail (exit 1) when a budget stops the run before it covers every execution");
   run->add_option("--strategy", config.strategy, "exploration strategy: dpor (default), optimal, dfs, bounded, random, pct");
-  run->add_option("--max-executions", config.max_executions, "budget: executions (0: none)");
-  run->add_option("--time-limit", config.time_limit, "budget: seconds (0: none)");
-  run->add_option("--seed", config.seed, "seed for randomized strategies");
-  run->add_option("--pct-depth", config.pct_depth, "pct: bug depth d (d-1 change points)");
+  run->add_option("--max-executions", config.max_executions, "budget: executions (0: none)")
+      ->check(kUnsigned);
+  run->add_option("--time-limit", config.time_limit, "budget: seconds (0: none)")
+      ->check(seconds_at_least(0));
+  run->add_option("--seed", config.seed, "seed for randomized strategies")->check(kUnsigned);
+  run->add_option("--pct-depth", config.pct_depth, "pct: bug depth d (d-1 change points)")
+      ->check(kUnsigned)
+      ->check(CLI::Range(1u, 1000u));
   run->add_option("--preemption-bound", args.preemption_bound,
                   "bounded: at most K preemptions, or auto (0, 1, 2, ... until a bug; default)");
   run->add_flag("--no-minimize{false}", config.minimize, "report the bug's schedule as found");
@@ -370,7 +422,8 @@ int main(int argc, char** argv) {
       if (args.kernel.empty() &&
           std::none_of(args.front_end_values.begin(), args.front_end_values.end(), given))
         throw UsageError("give a kernel to run ('heddle list' shows them) or --all for every kernel");
-      for (const char* opt : {"--filter", "--jobs", "--budget-per-kernel", "--report", "--artifacts"})
+      for (const char* opt : {"--filter", "--jobs", "--budget-per-kernel", "--case-timeout",
+                              "--report", "--artifacts"})
         if (run->count(opt) > 0)
           throw UsageError(fmt::format("{} works with --all only", opt));
       return run_kernel(config, args);

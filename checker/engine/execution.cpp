@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <stdexcept>
 #include <string_view>
@@ -35,17 +36,23 @@ std::size_t name_hash(std::string_view s) noexcept {
 Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits), pool_(pool) {
   previous_ = detail::current_execution;
   detail::current_execution = this;
+  set_model_exit_hook(&Execution::on_model_exit);
+  static std::atomic<std::uint64_t> serials{0};
+  serial_ = ++serials;
   agents_.reserve(t_agents_hint);
   ready_.reserve(t_agents_hint);
   name_hash_.reserve(t_agents_hint);
   object_names_.reserve(t_objects_hint);
   object_creators_.reserve(t_objects_hint);
   owned_.reserve(t_owned_hint);
-  if (t_spare_arenas.empty()) {
+  // Two arenas take turns: consecutive executions never place their
+  // objects at the same addresses, so an object kept from the previous
+  // execution is caught (its serial) instead of aliasing a fresh one.
+  if (t_spare_arenas.size() < 2) {
     arena_ = new Arena;
   } else {
-    arena_ = t_spare_arenas.back().release();
-    t_spare_arenas.pop_back();
+    arena_ = t_spare_arenas.front().release();
+    t_spare_arenas.erase(t_spare_arenas.begin());
   }
 }
 
@@ -99,7 +106,19 @@ void Execution::unique_name(std::string& name) const {
   }
 }
 
+namespace {
+void check_new_agent(std::size_t agents, const std::string& name) {
+  // An empty name would read back from a schedule file as a data choice.
+  if (name.empty()) throw ModelError("every thread and async agent needs a non-empty name");
+  if (agents >= kMaxAgents)
+    throw ModelError(fmt::format("cannot create agent {}: an execution may have at most {} "
+                                 "threads and async agents",
+                                 name, kMaxAgents));
+}
+}  // namespace
+
 AgentId Execution::spawn(std::string name, std::function<void()> body) {
+  check_new_agent(agents_.size(), name);
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
   unique_name(name);
   std::unique_ptr<ThreadAgent> t;
@@ -124,6 +143,7 @@ AgentId Execution::spawn(std::string name, std::function<void()> body) {
 }
 
 AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::source_location loc) {
+  check_new_agent(agents_.size(), name);
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
   unique_name(name);
   Agent& parent = running_ ? *running_ : host_;
@@ -288,23 +308,7 @@ Ending Execution::run(Strategy& strategy) {
   for (;;) {
     start_new_threads();
     if (bug_ && !limits_.finish_after_bug) return Ending::bug;
-    // The agents' scan states (ready_) decide without touching the agents,
-    // and without a branch per agent; only kAsk agents are asked.
-    enabled.resize(ready_.size());
-    std::size_t on = 0;
-    bool ask = false;
-    for (std::size_t i = 0; i < ready_.size(); ++i) {
-      enabled[on] = AgentId{static_cast<std::uint32_t>(i)};
-      on += ready_[i] == kReady;
-      ask |= ready_[i] == kAsk;
-    }
-    if (ask) {
-      on = 0;
-      for (std::size_t i = 0; i < ready_.size(); ++i)
-        if (ready_[i] == kReady || (ready_[i] == kAsk && agents_[i]->enabled()))
-          enabled[on++] = AgentId{static_cast<std::uint32_t>(i)};
-    }
-    enabled.resize(on);
+    if (!scan_enabled(enabled)) return Ending::bug;
     if (enabled.empty()) {
       for (const auto& a : agents_)
         if (a->kind == Agent::Kind::thread && !a->finished) {
@@ -319,6 +323,11 @@ Ending Execution::run(Strategy& strategy) {
       return Ending::step_limit;
     }
     ++step_;
+    if ((step_ & 1023) == 0 && limits_.deadline != std::chrono::steady_clock::time_point{} &&
+        std::chrono::steady_clock::now() > limits_.deadline) {
+      --step_;
+      return Ending::abandoned;  // the run's time is up in the middle of this execution
+    }
     AgentId pick = strategy.pick(Choice{step_, enabled, *this});
     if (pick == kAbandon) {
       --step_;
@@ -336,18 +345,54 @@ Ending Execution::run(Strategy& strategy) {
   }
 }
 
+bool Execution::scan_enabled(std::vector<AgentId>& enabled) {
+  // The agents' scan states (ready_) decide without touching the agents,
+  // and without a branch per agent; only kAsk agents are asked.
+  enabled.resize(ready_.size());
+  std::size_t on = 0;
+  bool ask = false;
+  for (std::size_t i = 0; i < ready_.size(); ++i) {
+    enabled[on] = AgentId{static_cast<std::uint32_t>(i)};
+    on += ready_[i] == kReady;
+    ask |= ready_[i] == kAsk;
+  }
+  if (ask) {
+    on = 0;
+    std::size_t i = 0;
+    try {
+      for (; i < ready_.size(); ++i)
+        if (ready_[i] == kReady || (ready_[i] == kAsk && agents_[i]->enabled()))
+          enabled[on++] = AgentId{static_cast<std::uint32_t>(i)};
+    } catch (...) {
+      const Agent& a = *agents_[i];
+      fail_escape(std::current_exception(), fmt::format("the await condition of {}", a.name),
+                  fmt::format("at {}", where(a.pending().loc)));
+      return false;
+    }
+  }
+  enabled.resize(on);
+  return true;
+}
+
 void Execution::run_async_step(AsyncAgent& a) {
-  run_phase(a);
+  run_phase(a, true);
   running_ = nullptr;
 }
 
-void Execution::run_phase(AsyncAgent& a) {
+void Execution::run_phase(AsyncAgent& a, bool own_fiber) {
   running_ = &a;
-  try {
-    auto& phase = a.phases[a.next];
-    if (phase.effect) phase.effect();
-  } catch (const ModelError& e) {
-    fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
+  auto& phase = a.phases[a.next];
+  if (phase.effect && own_fiber) {
+    run_host(phase.effect, fmt::format("async agent {}", a.name),
+             fmt::format("in its {} phase; issued at {}", phase.name, where(a.loc)));
+  } else if (phase.effect) {
+    // Inside the issuing thread's step (an eager copy): on its fiber, whose
+    // faults are the thread's; model errors are the copy's.
+    try {
+      phase.effect();
+    } catch (const ModelError& e) {
+      fail(Verdict::model_error, fmt::format("async agent {} failed: {}", a.name, e.what()));
+    }
   }
   if (++a.next == a.phases.size()) {
     a.finished = true;
@@ -363,7 +408,7 @@ void Execution::complete_now(AgentId id) {
     throw std::logic_error("[heddle bug] complete_now on an agent that is not async");
   auto& a = static_cast<AsyncAgent&>(agent);
   Agent* was = running_;
-  while (!a.finished) run_phase(a);
+  while (!a.finished) run_phase(a, false);
   running_ = was;
 }
 
@@ -371,14 +416,8 @@ void Execution::run_exit_checks() {
   running_ = nullptr;
   for (auto& check : exit_checks_) {
     if (bug_ && !limits_.finish_after_bug) return;
-    try {
-      check();
-    } catch (const AssertionFailure& e) {
-      fail(Verdict::assertion, fmt::format("check failed at kernel exit: {}", e.what()),
-           {fmt::format("at {}", where(e.where))});
-    } catch (const ModelError& e) {
-      fail(Verdict::model_error, fmt::format("kernel exit check failed: {}", e.what()));
-    }
+    run_host(check.fn, "kernel exit",
+             fmt::format("in the exit check registered at {}", where(check.loc)));
   }
 }
 

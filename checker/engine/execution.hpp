@@ -1,6 +1,8 @@
 // One execution of a kernel model: its agents, objects, trace and bug.
 #pragma once
 #include <algorithm>
+#include <chrono>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <new>
@@ -49,7 +51,14 @@ struct ExecutionLimits {
   std::uint32_t max_steps = 100000;   // beyond: livelock / unbounded loop
   double step_timeout = 10.0;          // seconds one fiber step may run
   bool finish_after_bug = false;       // run on to the end after the first bug (keeping it)
+  /// The run's wall-clock deadline (epoch: none); an execution still
+  /// running past it is abandoned, so one long execution cannot outlive
+  /// --time-limit.
+  std::chrono::steady_clock::time_point deadline{};
 };
+
+/// Most agents (threads and async agents) one execution may create.
+inline constexpr std::size_t kMaxAgents = 1u << 16;
 
 /// How an execution ended. `abandoned`: the strategy gave it up (pick
 /// returned kAbandon); it has no final state and is not counted as explored.
@@ -135,8 +144,12 @@ class Execution {
   void fail(BugReport bug);
   /// Records a bug found by a model check (assertion, misuse).
   void fail(Verdict kind, std::string title, std::vector<std::string> details = {});
-  /// Runs `fn` when every agent is done (models' kernel-exit checks).
-  void on_exit(std::function<void()> fn) { exit_checks_.push_back(std::move(fn)); }
+  /// Runs `fn` when every agent is done (models' kernel-exit checks);
+  /// `loc` (where it was registered) names it in reports.
+  void on_exit(std::function<void()> fn,
+               std::source_location loc = std::source_location::current()) {
+    exit_checks_.push_back(ExitCheck{std::move(fn), loc});
+  }
   /// Adds a line the run report prints once (e.g. "exploration restricted by
   /// dma_order=eager"); repeated notes are printed once.
   void note(std::string text);
@@ -157,6 +170,9 @@ class Execution {
   /// The 1-based step running now (0 before the first step).
   std::uint32_t step() const noexcept { return step_; }
   bool failed() const noexcept { return bug_.has_value(); }
+  /// A number no other execution of this process has: objects keep it to
+  /// tell a reference kept from an earlier execution.
+  std::uint64_t serial() const noexcept { return serial_; }
 
   // ---- controller-facing ----
   /// Runs the execution to its end under `strategy`.
@@ -178,6 +194,12 @@ class Execution {
   std::vector<Event> release_trace_storage() { return std::move(trace_); }
   /// Installs the strategy used for data choices outside run() (setup).
   void set_strategy(Strategy* s) noexcept { strategy_ = s; }
+  /// Runs the model's setup on a guarded fiber (watchdog, faults, exit());
+  /// a fault, runaway or exception becomes the execution's bug, and so does
+  /// a setup that builds other objects than an earlier one of `model` (its
+  /// name and parameters) did. Returns false when setup failed.
+  /// UsageError (a bad parameter) passes through.
+  bool run_setup(const std::function<void()>& setup, const std::string& model);
 
  private:
   [[noreturn]] static void no_current_execution();
@@ -192,9 +214,29 @@ class Execution {
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
   void run_async_step(AsyncAgent& a);
-  /// Runs `a`'s next phase as `a` (running_ stays `a`).
-  void run_phase(AsyncAgent& a);
+  /// Runs `a`'s next phase as `a` (running_ stays `a`): on a host fiber of
+  /// its own (`own_fiber`, a scheduled step) or on the running thread's.
+  void run_phase(AsyncAgent& a, bool own_fiber);
   void handle_fault(ThreadAgent& t, FiberFault why);
+  /// Runs host code `fn` (setup, an exit check, an async phase) on a fiber
+  /// of the pool under the step watchdog; records a fault or an escaped
+  /// exception as a bug of `who`, with `context` as its first detail line.
+  /// Returns false when `fn` did not return normally.
+  bool run_host(const std::function<void()>& fn, const std::string& who,
+                const std::string& context);
+  /// Records a model error when setup built other objects than before.
+  void check_setup_determinism(const std::string& model);
+  /// Records the exception `error` that escaped model code run by `who`.
+  void fail_escape(std::exception_ptr error, const std::string& who, const std::string& context);
+  /// Records fault `why` of model code run by `who`.
+  void fail_fault(FiberFault why, const std::string& who, const std::string& context);
+  /// "after OP at LINE" for thread `t`'s last visible operation.
+  std::string last_op_text(const ThreadAgent& t) const;
+  /// Called when model code calls exit(): reports it and ends the process.
+  static void on_model_exit(int status);
+  /// Evaluates which agents are enabled into `enabled`; an await predicate
+  /// that throws becomes a bug (returns false).
+  bool scan_enabled(std::vector<AgentId>& enabled);
   void report_deadlock();
   void report_step_limit();
   void run_exit_checks();
@@ -222,7 +264,12 @@ class Execution {
     void (*destroy)(void*) noexcept;
   };
   std::vector<Owned> owned_;
-  std::vector<std::function<void()>> exit_checks_;
+  struct ExitCheck {
+    std::function<void()> fn;
+    std::source_location loc;  // where it was registered
+  };
+  std::vector<ExitCheck> exit_checks_;
+  std::string host_work_;  // what runs on a host fiber now ("kernel setup"), for on_model_exit
   std::vector<std::pair<std::string, std::string>> observed_;
   std::vector<std::string> notes_;
   std::vector<Event> trace_;
@@ -233,6 +280,7 @@ class Execution {
   std::uint32_t step_ = 0;
   std::size_t started_ = 0;  // agents_ below this index have been started
   Execution* previous_ = nullptr;
+  std::uint64_t serial_ = 0;
 };
 
 }  // namespace heddle

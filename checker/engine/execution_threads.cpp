@@ -11,34 +11,21 @@
 
 namespace heddle {
 
+std::string Execution::last_op_text(const ThreadAgent& t) const {
+  if (t.events == 0) return "before its first visible operation";
+  return fmt::format("after {} at {}", describe(t.op.name, t.op.object, t.op.has_object),
+                     where(t.op.loc));
+}
+
 void Execution::run_thread_body(ThreadAgent& t, const std::function<void()>& body) {
-  auto last_op = [&] {
-    if (t.events == 0) return std::string("before its first visible operation");
-    return fmt::format("after {} at {}", describe(t.op.name, t.op.object, t.op.has_object),
-                       where(t.op.loc));
-  };
   try {
     body();
   } catch (const boost::context::detail::forced_unwind&) {
     throw;  // the execution is being torn down
-  } catch (const AssertionFailure& e) {
-    fail(Verdict::assertion, fmt::format("check failed in {}: {}", t.name, e.what()),
-         {fmt::format("at {}", where(e.where))});
-  } catch (const ModelError& e) {
-    // Detected inside heddle (a primitive without a call site of its own):
-    // the thread's last visible operation is the user's line heddle knows.
-    fail(Verdict::model_error, fmt::format("{} misused a primitive: {}", t.name, e.what()),
-         {error_site(e.where, fmt::format("in {} {}", t.name, last_op()))});
-  } catch (const StepTimeout&) {
-    fail(Verdict::model_error,
-         fmt::format("{} ran for over {} s without reaching a visible operation", t.name,
-                     limits_.step_timeout),
-         {last_op(), "an infinite loop over plain memory? spin on an atomic or use heddle::await"});
-  } catch (const std::exception& e) {
-    fail(Verdict::model_error, fmt::format("{} threw an exception: {}", t.name, e.what()),
-         {last_op()});
+  } catch (const FiberUnwind&) {
+    throw;
   } catch (...) {
-    fail(Verdict::model_error, fmt::format("{} threw an unknown exception", t.name), {last_op()});
+    fail_escape(std::current_exception(), t.name, last_op_text(t));
   }
   t.finished = true;
   t.has_pending = false;
@@ -72,31 +59,7 @@ void Execution::run_thread_step(ThreadAgent& t) {
 void Execution::handle_fault(ThreadAgent& t, FiberFault why) {
   t.finished = true;
   t.has_pending = false;
-  std::string last = t.events == 0
-                         ? std::string("before its first visible operation")
-                         : fmt::format("after {} at {}", describe(t.op.name, t.op.object,
-                                                                  t.op.has_object),
-                                       where(t.op.loc));
-  switch (why) {
-    case FiberFault::stack_overflow:
-      fail(Verdict::model_error, fmt::format("stack overflow in {}", t.name),
-           {last, fmt::format("each thread has a {} KiB stack: raise it with --stack-size or "
-                              "move large arrays into heddle buffers",
-                              pool_.stack_bytes() / 1024)});
-      break;
-    case FiberFault::timeout:
-      fail(Verdict::model_error,
-           fmt::format("{} ran for over {} s without reaching a visible operation", t.name,
-                       limits_.step_timeout),
-           {last, "an infinite loop? spin on an atomic or use heddle::await"});
-      break;
-    case FiberFault::abort:
-      fail(Verdict::model_error, fmt::format("{} called abort() (a failed assert()?)", t.name),
-           {last, "use heddle::check(cond, \"message\") to get an assertion report"});
-      break;
-    case FiberFault::none:
-      break;
-  }
+  fail_fault(why, t.name, last_op_text(t));
 }
 
 void Execution::report_deadlock() {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <exception>
 #include <chrono>
 #include <cstdlib>
 #include <new>
@@ -13,17 +14,66 @@
 #include <pthread.h>
 #include <thread>
 
+// AddressSanitizer must be told of every stack switch (its fiber API, in
+// sanitizer/common_interface_defs.h), or it takes a fiber stack for a
+// corrupt thread stack at the first exception. GCC defines
+// __SANITIZE_ADDRESS__; clang answers __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define HEDDLE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HEDDLE_ASAN 1
+#endif
+#endif
+#ifdef HEDDLE_ASAN
+#include <sanitizer/common_interface_defs.h>
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace heddle {
 namespace {
+
+// Announces a switch to the stack [bottom, bottom+size); `fake` keeps the
+// leaving side's fake stack (nullptr: the leaving fiber never comes back).
+inline void asan_start([[maybe_unused]] void** fake, [[maybe_unused]] const void* bottom,
+                       [[maybe_unused]] std::size_t size) noexcept {
+#ifdef HEDDLE_ASAN
+  __sanitizer_start_switch_fiber(fake, bottom, size);
+#endif
+}
+// Completes a switch on the arriving side; stores the stack it came from.
+inline void asan_finish([[maybe_unused]] void* fake, [[maybe_unused]] const void** from_bottom,
+                        [[maybe_unused]] std::size_t* from_size) noexcept {
+#ifdef HEDDLE_ASAN
+  __sanitizer_finish_switch_fiber(fake, from_bottom, from_size);
+#endif
+}
 
 // State shared with the signal handlers. Only one fiber runs at a time.
 struct FaultState {
   sigjmp_buf* resume_point = nullptr;  // set while a fiber runs
   const StackPool* pool = nullptr;     // pool of the running fiber
+  const void* address = nullptr;       // of the last memory fault
   volatile sig_atomic_t watchdog_fired = 0;
   volatile sig_atomic_t watchdog_strikes = 0;
 };
 FaultState g_fault;
+void (*g_exit_hook)(int) = nullptr;
+
+// std::terminate in model code (an exception out of a noexcept function):
+// abort() at once, which the fiber reports, without the default handler's
+// message (it says "terminate called recursively" from the second time on).
+void on_terminate() {
+  if (g_fault.resume_point != nullptr) std::abort();
+  std::set_terminate(nullptr);  // the default handler
+  std::terminate();
+}
+
+// Runs at exit(): model code that calls exit() inside a fiber is reported,
+// not taken for heddle's own exit (which would pass for "no bug found").
+void on_process_exit(int status, void*) {
+  if (g_fault.resume_point != nullptr && g_exit_hook != nullptr) g_exit_hook(status);
+}
 
 void on_fault(int sig, siginfo_t* info, void*) {
   if (g_fault.resume_point == nullptr) {
@@ -34,12 +84,13 @@ void on_fault(int sig, siginfo_t* info, void*) {
   }
   FiberFault why = FiberFault::abort;
   if (sig == SIGSEGV || sig == SIGBUS) {
-    if (g_fault.pool == nullptr || !g_fault.pool->in_guard(info->si_addr)) {
-      signal(sig, SIG_DFL);  // a real crash outside a fiber stack guard
-      raise(sig);
-      return;
-    }
-    why = FiberFault::stack_overflow;
+    // Inside a fiber every memory fault is the model's: a guard page hit
+    // is a stack overflow, anything else a null or wild pointer.
+    g_fault.address = info->si_addr;
+    const bool guard = g_fault.pool != nullptr && g_fault.pool->in_guard(info->si_addr);
+    why = guard ? FiberFault::stack_overflow : FiberFault::bad_access;
+  } else if (sig == SIGFPE || sig == SIGILL) {
+    why = FiberFault::arithmetic;
   } else if (sig == SIGALRM) {
     // First strike: ask the fiber to stop at its next memory access.
     // Second strike: it makes no accesses at all, so leave it.
@@ -104,39 +155,66 @@ bool StackPool::in_guard(const void* addr) const noexcept {
   return false;
 }
 
-namespace {
-// Adapts a StackPool reference to Boost's by-value StackAllocator concept.
-struct PoolRef {
+// Adapts a StackPool reference to Boost's by-value StackAllocator concept,
+// noting the stack's bounds in the fiber for AddressSanitizer.
+struct FiberStackRef {
   StackPool* pool;
-  boost::context::stack_context allocate() { return pool->allocate(); }
+  Fiber* fiber;
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc = pool->allocate();
+    fiber->stack_bottom_ = static_cast<char*>(sc.sp) - sc.size;
+    fiber->stack_size_ = sc.size;
+    return sc;
+  }
   void deallocate(boost::context::stack_context& sc) noexcept { pool->deallocate(sc); }
 };
+
+namespace {
 thread_local Fiber* t_running = nullptr;
 }  // namespace
 
 Fiber::Fiber(StackPool& pool) : pool_(pool) {
   context_ = boost::context::fiber(
-      std::allocator_arg, PoolRef{&pool},
+      std::allocator_arg, FiberStackRef{&pool, this},
       [this](boost::context::fiber&& caller) -> boost::context::fiber {
         caller_ = &caller;
-        // One body per start(); between bodies the fiber parks here. A
-        // forced_unwind (the fiber destroyed) leaves the loop.
-        for (;;) {
-          in_body_ = true;
-          entry_(arg_);
-          in_body_ = false;
-          finished_ = true;
-          *caller_ = std::move(*caller_).resume();
+        arrived();
+        // One body per start(); between bodies the fiber parks here. The
+        // destructor resumes it with unwinding_ set: FiberUnwind leaves the
+        // body (or the park), and the fiber returns to its resumer.
+        try {
+          while (!unwinding_) {
+            in_body_ = true;
+            entry_(arg_);
+            in_body_ = false;
+            finished_ = true;
+            switch_out();
+          }
+        } catch (const FiberUnwind&) {
         }
+        in_body_ = false;
+        asan_start(nullptr, caller_bottom_, caller_size_);  // this stack is done
+        return std::move(*caller_);
       });
 }
 
 Fiber::~Fiber() {
-  if (faulted_) {
-    // The stack is in an unknown state: never unwind it; leak the handle.
-    new boost::context::fiber(std::move(context_));
-  }
-  // Otherwise Boost unwinds the stack (forced_unwind), parked or in a body.
+  // A faulted fiber's stack is in an unknown state: it is never unwound,
+  // only abandoned (its handle is already empty: resume() moved it out).
+  // Unwinding is ours, not Boost's forced_unwind, so that every switch is
+  // announced to AddressSanitizer.
+  if (faulted_ || !context_) return;
+  unwinding_ = true;
+  resume();
+}
+
+void Fiber::arrived() noexcept { asan_finish(fake_stack_, &caller_bottom_, &caller_size_); }
+
+void Fiber::switch_out() {
+  asan_start(&fake_stack_, caller_bottom_, caller_size_);
+  *caller_ = std::move(*caller_).resume();
+  arrived();
+  if (unwinding_) throw FiberUnwind{};
 }
 
 void Fiber::start(Entry entry, void* arg) {
@@ -162,8 +240,17 @@ FiberFault Fiber::resume() {
   sigjmp_buf* outer = g_fault.resume_point;
   Fiber* outer_fiber = t_running;
   // No mask save: the handlers run with SA_NODEFER, so nothing is blocked.
+  void* fake = nullptr;  // the resumer's fake stack while the fiber runs
   int why = sigsetjmp(here, 0);
   if (why != 0) {
+    // Back from the signal handler: on the resumer's stack again, leaving
+    // the faulted fiber for good.
+    asan_start(nullptr, caller_bottom_, caller_size_);
+    asan_finish(fake, nullptr, nullptr);
+#ifdef HEDDLE_ASAN
+    // Objects reachable from the abandoned stack are not leaks.
+    __lsan_register_root_region(stack_bottom_, stack_size_);
+#endif
     g_fault.resume_point = outer;
     t_running = outer_fiber;
     faulted_ = true;
@@ -173,16 +260,15 @@ FiberFault Fiber::resume() {
   g_fault.resume_point = &here;
   g_fault.pool = &pool_;
   t_running = this;
+  asan_start(&fake, stack_bottom_, stack_size_);
   context_ = std::move(context_).resume();
+  asan_finish(fake, nullptr, nullptr);
   g_fault.resume_point = outer;
   t_running = outer_fiber;
   return FiberFault::none;
 }
 
-void Fiber::suspend() {
-  Fiber* self = t_running;
-  *self->caller_ = std::move(*self->caller_).resume();
-}
+void Fiber::suspend() { t_running->switch_out(); }
 
 FaultHandlers::FaultHandlers() {
   // One alternate stack for the whole process: the handler must not run on
@@ -197,9 +283,16 @@ FaultHandlers::FaultHandlers() {
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
   for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &sa, &old_[i]);
+  static bool exit_watched = false;
+  if (!exit_watched) {
+    exit_watched = true;
+    on_exit(on_process_exit, nullptr);
+  }
+  old_terminate_ = std::set_terminate(on_terminate);
 }
 
 FaultHandlers::~FaultHandlers() {
+  std::set_terminate(old_terminate_);
   for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &old_[i], nullptr);
   sigaltstack(&old_stack_, nullptr);
 }
@@ -257,5 +350,11 @@ void watchdog_enter_step() noexcept {
 void watchdog_leave_step() noexcept { g_watchdog.in_step.store(false, std::memory_order_relaxed); }
 
 bool step_watchdog_fired() noexcept { return g_fault.watchdog_fired != 0; }
+
+bool in_fiber() noexcept { return g_fault.resume_point != nullptr; }
+
+void set_model_exit_hook(void (*hook)(int status)) { g_exit_hook = hook; }
+
+const void* last_fault_address() noexcept { return g_fault.address; }
 
 }  // namespace heddle

@@ -5,6 +5,7 @@
 #include <array>
 #include <csetjmp>
 #include <csignal>
+#include <exception>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -51,7 +52,12 @@ class StackPool {
 };
 
 /// Why a fiber stopped running abnormally (set by the signal handlers).
-enum class FiberFault { none, stack_overflow, timeout, abort };
+/// bad_access: SIGSEGV/SIGBUS outside a guard page (null or wild pointer);
+/// arithmetic: SIGFPE (integer division by zero) or SIGILL.
+enum class FiberFault { none, stack_overflow, timeout, abort, bad_access, arithmetic };
+
+/// The address of the last bad_access or stack_overflow fault.
+const void* last_fault_address() noexcept;
 
 /// One fiber that runs bodies one after another: `start()` gives it a body,
 /// `resume()` runs it until it suspends or the body returns; the fiber then
@@ -84,6 +90,13 @@ class Fiber {
   bool idle() const noexcept { return !faulted_ && !in_body_; }
 
  private:
+  friend struct FiberStackRef;
+  /// Inside the fiber: switches to the resumer and back, announcing both
+  /// stack switches to AddressSanitizer; throws FiberUnwind when destroyed.
+  void switch_out();
+  /// Inside the fiber, on arrival: announces the switch to ASan.
+  void arrived() noexcept;
+
   StackPool& pool_;
   boost::context::fiber context_;     // the suspended fiber (empty while running)
   boost::context::fiber* caller_ = nullptr;  // where suspend() returns to
@@ -92,7 +105,19 @@ class Fiber {
   bool in_body_ = false;   // resumed into the body, which has not returned yet
   bool finished_ = false;
   bool faulted_ = false;
+  bool unwinding_ = false;  // set by the destructor: leave the body and return
+  // For AddressSanitizer's fiber API: this fiber's stack, the resumer's
+  // stack, and each side's fake-stack handle while it is switched away.
+  const void* stack_bottom_ = nullptr;
+  std::size_t stack_size_ = 0;
+  const void* caller_bottom_ = nullptr;
+  std::size_t caller_size_ = 0;
+  void* fake_stack_ = nullptr;
 };
+
+/// Thrown inside a fiber that is being destroyed, to unwind its body; model
+/// code must let it pass (catch (...) blocks rethrow it).
+struct FiberUnwind {};
 
 /// While alive, SIGSEGV/SIGBUS/SIGABRT/SIGALRM inside a fiber become a
 /// FiberFault; the previous handlers (a test framework's, say) come back after.
@@ -104,9 +129,10 @@ class FaultHandlers {
   FaultHandlers& operator=(const FaultHandlers&) = delete;
 
  private:
-  static constexpr std::array<int, 4> kSignals{SIGSEGV, SIGBUS, SIGABRT, SIGALRM};
-  std::array<struct sigaction, 4> old_{};
+  static constexpr std::array<int, 6> kSignals{SIGSEGV, SIGBUS, SIGABRT, SIGALRM, SIGFPE, SIGILL};
+  std::array<struct sigaction, 6> old_{};
   stack_t old_stack_{};
+  std::terminate_handler old_terminate_ = nullptr;
 };
 /// Arms the runaway-step watchdog: a fiber step longer than `seconds` is
 /// first asked to stop (step_watchdog_fired), then abandoned as a timeout.
@@ -117,5 +143,10 @@ void watchdog_enter_step() noexcept;
 void watchdog_leave_step() noexcept;
 /// True once the watchdog has fired for the current step (soft check).
 bool step_watchdog_fired() noexcept;
+/// True while a fiber runs (user code: a thread step, setup, an exit check).
+bool in_fiber() noexcept;
+/// Installs what runs when model code calls exit(): it gets exit's status and
+/// must not return (it reports the misuse and ends the process).
+void set_model_exit_hook(void (*hook)(int status));
 
 }  // namespace heddle

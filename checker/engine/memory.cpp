@@ -12,9 +12,35 @@
 
 namespace heddle {
 
+ModelError stale_object_error(const char* what, std::source_location loc) {
+  return ModelError(fmt::format("a {} of an earlier execution is used: each execution builds its "
+                                "own objects, so keep no reference to them in statics or across "
+                                "executions",
+                                what),
+                    loc);
+}
+
+namespace {
+// Checked before anything is allocated: a huge buffer is the model's error.
+std::size_t checked_bytes(const std::string& name, std::size_t elem_size, std::size_t count) {
+  if (count > kMaxRegionBytes || elem_size * count > kMaxRegionBytes)
+    throw ModelError(fmt::format("buffer {} of {} elements of {} bytes is over heddle's limit of "
+                                 "{} MiB per buffer",
+                                 name, count, elem_size, kMaxRegionBytes >> 20));
+  return elem_size * count;
+}
+}  // namespace
+
 Region::Region(std::string name, std::size_t elem_size, std::size_t count)
-    : name_(name), elem_size_(elem_size), bytes_(elem_size * count), shadow_(count) {
-  id_ = Execution::current().add_object(std::move(name));
+    : name_(name), elem_size_(elem_size), bytes_(checked_bytes(name, elem_size, count)),
+      shadow_(count) {
+  auto& ex = Execution::current();
+  serial_ = ex.serial();
+  id_ = ex.add_object(std::move(name));
+}
+
+void Region::check_current(std::source_location loc) const {
+  if (serial_ != Execution::current().serial()) throw stale_object_error("buffer", loc);
 }
 
 void Region::check_bounds(std::size_t first, std::size_t n, std::source_location loc) const {
@@ -27,6 +53,7 @@ void Region::check_bounds(std::size_t first, std::size_t n, std::source_location
 void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, const char* op,
                     std::source_location loc) {
   auto& ex = Execution::current();
+  if (serial_ != ex.serial()) throw stale_object_error("buffer", loc);
   Agent* a = ex.self();
   if (a == nullptr) return;  // setup and exit checks: initial contents and results
   if (step_watchdog_fired()) throw StepTimeout();

@@ -16,11 +16,17 @@ namespace heddle {
 
 class Execution;
 
+/// The error for a heddle object used after its execution ended.
+ModelError stale_object_error(const char* what, std::source_location loc);
+
 /// Shadow state of one element: the last write and the reads since it.
 struct ShadowCell {
   AccessRecord write;
   boost::container::small_vector<AccessRecord, 1> reads;
 };
+
+/// Most bytes one buffer (region) may hold.
+inline constexpr std::size_t kMaxRegionBytes = std::size_t{1} << 30;
 
 /// A named memory region of `count` elements of `elem_size` bytes.
 /// Plain accesses are invisible (no scheduling point) and race-checked.
@@ -41,6 +47,8 @@ class Region {
               std::source_location loc);
   /// Throws ModelError when [first, first+n) is out of bounds.
   void check_bounds(std::size_t first, std::size_t n, std::source_location loc) const;
+  /// Throws ModelError when the region belongs to an earlier execution.
+  void check_current(std::source_location loc) const;
 
  private:
   /// Reports a race on elements [elem, last] against `prior`.
@@ -49,6 +57,7 @@ class Region {
 
   std::string name_;
   ObjectId id_;
+  std::uint64_t serial_ = 0;  // Execution::serial() of the execution that made it
   std::size_t elem_size_;
   std::vector<std::byte> bytes_;
   std::vector<ShadowCell> shadow_;
@@ -76,14 +85,19 @@ class Buffer {
     region_->access(i, 1, true, Proxy::generic, "store", loc);
     std::memcpy(region_->bytes() + i * sizeof(T), &v, sizeof(T));
   }
-  /// Reads element i without any check (initial contents, final results).
-  T raw(std::size_t i) const {
+  /// Reads element i without a race check (initial contents, final results).
+  T raw(std::size_t i, std::source_location loc = std::source_location::current()) const {
+    region_->check_bounds(i, 1, loc);
     T v;
     std::memcpy(&v, region_->bytes() + i * sizeof(T), sizeof(T));
     return v;
   }
-  /// Writes element i without any check (initial contents from the host).
-  void init(std::size_t i, T v) { std::memcpy(region_->bytes() + i * sizeof(T), &v, sizeof(T)); }
+  /// Writes element i without a race check (initial contents from the host).
+  void init(std::size_t i, T v, std::source_location loc = std::source_location::current()) {
+    region_->check_bounds(i, 1, loc);
+    region_->check_current(loc);
+    std::memcpy(region_->bytes() + i * sizeof(T), &v, sizeof(T));
+  }
   std::size_t size() const noexcept { return region_->size(); }
   Region& region() const noexcept { return *region_; }
 

@@ -1,13 +1,18 @@
 #include "checker/engine/primitives.hpp"
 
+#include "checker/engine/memory.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstdint>
 
 namespace heddle {
 
-SyncObject::SyncObject(std::string name) : id_(Execution::current().add_object(std::move(name))) {
+SyncObject::SyncObject(std::string name)
+    : id_(Execution::current().add_object(std::move(name))), serial_(Execution::current().serial()) {
   Execution::current().add_described(id_, this);
 }
-
 std::string Mutex::describe() const {
   return owner_ != nullptr ? "held by " + owner_->name : std::string("free");
 }
@@ -21,6 +26,7 @@ const std::string& SyncObject::name() const { return Execution::current().object
 void SyncObject::visible(const char* op, bool write, std::source_location loc,
                          EnabledRef enabled, std::int8_t token) {
   auto& ex = Execution::current();
+  if (serial_ != ex.serial()) throw stale_object_error("sync object", loc);
   PendingOp* p = ex.pending_slot();
   if (p == nullptr) return;  // setup or an async phase: nothing to schedule
   p->name = op;
@@ -104,6 +110,10 @@ void Semaphore::signal(std::uint32_t n, std::source_location loc) {
   visible("signal", Access{id_, 0, 1, true, +1, -1, kSignal}, loc);
   auto& ex = Execution::current();
   if (ex.pending_slot() != nullptr) ex.refine_footprint(counted(id_, +1, count_, kSignal));
+  if (n > UINT32_MAX - count_)
+    throw ModelError(fmt::format("semaphore {} overflows: {} + {} is over its limit of {}",
+                                 name(), count_, n, UINT32_MAX),
+                     loc);
   count_ += n;
   ex.release(sync_);
 }

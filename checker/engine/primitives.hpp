@@ -38,6 +38,7 @@ class SyncObject : public Describable {
   void visible(const char* op, const Access& a, std::source_location loc, EnabledRef enabled = {});
   /// Same for an operation that may touch several objects (await).
   ObjectId id_;
+  std::uint64_t serial_;  // Execution::serial() of the execution that made it
   SyncClock sync_;
 };
 

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -60,19 +63,57 @@ std::string position(const std::string& text, std::size_t byte) {
   return fmt::format("line {}, column {}", line, col);
 }
 
+// The deepest nesting of arrays and objects in `text`, scanning at most
+// until it passes `limit` (iterative: no recursion on hostile input).
+std::size_t nesting_depth(const std::string& text, std::size_t limit) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size() && deepest <= limit; ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// An unsigned integer field that fits `max` (not a float, not negative).
+std::uint64_t unsigned_field(const nlohmann::json& j, const std::string& file, const std::string& what,
+                             std::uint64_t max) {
+  if (!j.is_number_unsigned() || j.get<std::uint64_t>() > max)
+    malformed(file, fmt::format("{} must be a whole number from 0 to {}", what, max));
+  return j.get<std::uint64_t>();
+}
+
+std::string string_field(const nlohmann::json& j, const std::string& file, const std::string& what) {
+  if (!j.is_string()) malformed(file, fmt::format("{} must be a string", what));
+  return j.get<std::string>();
+}
+
 ScheduleStep parse_step(const nlohmann::json& j, const std::string& file, std::size_t n) {
   if (!j.is_object()) malformed(file, fmt::format("step {} is not an object", n));
   if (j.contains("choose")) {
-    if (!j["choose"].is_number_unsigned() || !j.value("of", nlohmann::json()).is_number_unsigned())
-      malformed(file, fmt::format("step {}: a choice needs unsigned \"choose\" and \"of\"", n));
-    return ScheduleStep{"", "choose", "", j["choose"].get<std::uint32_t>(),
-                        j["of"].get<std::uint32_t>()};
+    if (!j.contains("of")) malformed(file, fmt::format("step {}: a choice needs \"of\"", n));
+    auto what = fmt::format("step {}: \"choose\"", n);
+    auto value = unsigned_field(j["choose"], file, what, UINT32_MAX);
+    auto range = unsigned_field(j["of"], file, fmt::format("step {}: \"of\"", n), UINT32_MAX);
+    if (value >= range) malformed(file, fmt::format("step {}: choice {} is not below {}", n, value, range));
+    return ScheduleStep{"", "choose", "", static_cast<std::uint32_t>(value),
+                        static_cast<std::uint32_t>(range)};
   }
   for (const char* key : {"agent", "op"})
     if (!j.contains(key) || !j[key].is_string())
       malformed(file, fmt::format("step {}: missing string field \"{}\"", n, key));
-  ScheduleStep step{j["agent"].get<std::string>(), j["op"].get<std::string>(),
-                    j.value("at", std::string())};
+  ScheduleStep step{j["agent"].get<std::string>(), j["op"].get<std::string>(), ""};
+  if (step.agent.empty()) malformed(file, fmt::format("step {}: \"agent\" is empty", n));
+  if (j.contains("at")) step.at = string_field(j["at"], file, fmt::format("step {}: \"at\"", n));
   if (j.contains("issues")) {
     if (!j["issues"].is_array())
       malformed(file, fmt::format("step {}: \"issues\" must be an array of copy names", n));
@@ -83,6 +124,29 @@ ScheduleStep parse_step(const nlohmann::json& j, const std::string& file, std::s
     }
   }
   return step;
+}
+
+// The header fields after "format" and "version".
+void parse_header(const nlohmann::json& j, const std::string& file, Schedule& s) {
+  if (!j.contains("kernel")) malformed(file, "missing \"kernel\"");
+  s.kernel = string_field(j["kernel"], file, "\"kernel\"");
+  if (j.contains("params")) {
+    if (!j["params"].is_object()) malformed(file, "\"params\" must be an object of strings");
+    for (const auto& [k, v] : j["params"].items())
+      s.params[k] = string_field(v, file, fmt::format("parameter {}", k));
+  }
+  if (j.contains("strategy")) s.strategy = string_field(j["strategy"], file, "\"strategy\"");
+  if (j.contains("seed")) s.seed = unsigned_field(j["seed"], file, "\"seed\"", UINT64_MAX);
+  if (j.contains("max_steps"))
+    s.max_steps = static_cast<std::uint32_t>(
+        unsigned_field(j["max_steps"], file, "\"max_steps\"", UINT32_MAX));
+  if (j.contains("step_timeout")) {
+    const auto& t = j["step_timeout"];
+    if (!t.is_number() || !std::isfinite(t.get<double>()) || t.get<double>() < 0)
+      malformed(file, "\"step_timeout\" must be a number of seconds >= 0");
+    s.step_timeout = t.get<double>();
+  }
+  if (j.contains("bug")) s.bug = j["bug"];
 }
 }  // namespace
 
@@ -108,42 +172,51 @@ std::string write_schedule(const Schedule& s) {
 }
 
 Schedule read_schedule(const std::string& text, const std::string& file) {
+  if (text.size() > kMaxScheduleBytes)
+    malformed(file, fmt::format("it is {} MiB, over heddle's limit of {} MiB", text.size() >> 20,
+                                kMaxScheduleBytes >> 20));
+  if (nesting_depth(text, kMaxScheduleDepth) > kMaxScheduleDepth)
+    malformed(file, fmt::format("JSON nested deeper than heddle's limit of {} levels",
+                                kMaxScheduleDepth));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     malformed(file, fmt::format("JSON syntax error at {}", position(text, e.byte > 0 ? e.byte - 1 : 0)));
-  }
-  if (!j.is_object() || j.value("format", "") != "heddle-schedule")
-    malformed(file, "missing \"format\": \"heddle-schedule\"");
-  if (!j.contains("version") || !j["version"].is_number_integer())
-    malformed(file, "missing \"version\"");
-  if (j["version"].get<int>() != Schedule::kVersion)
-    malformed(file, fmt::format("format version {} is not supported (this heddle reads {})",
-                                j["version"].get<int>(), Schedule::kVersion));
-  Schedule s;
-  try {
-    s.kernel = j.at("kernel").get<std::string>();
-    s.params = j.value("params", std::map<std::string, std::string>{});
-    s.strategy = j.value("strategy", std::string());
-    if (j.contains("seed")) s.seed = j["seed"].get<std::uint64_t>();
-    s.max_steps = j.value("max_steps", 0u);
-    s.step_timeout = j.value("step_timeout", 0.0);
-    s.bug = j.value("bug", nlohmann::json());
   } catch (const nlohmann::json::exception& e) {
-    malformed(file, e.what());
+    malformed(file, fmt::format("JSON error: {}", e.what()));
   }
+  if (!j.is_object() || !j.contains("format") || j["format"] != "heddle-schedule")
+    malformed(file, "missing \"format\": \"heddle-schedule\"");
+  if (!j.contains("version")) malformed(file, "missing \"version\"");
+  const auto version = unsigned_field(j["version"], file, "\"version\"", UINT64_MAX);
+  if (version != Schedule::kVersion)
+    malformed(file, fmt::format("format version {} is not supported (this heddle reads {})",
+                                version, Schedule::kVersion));
+  Schedule s;
+  parse_header(j, file, s);
   if (!j.contains("steps") || !j["steps"].is_array()) malformed(file, "missing \"steps\" array");
-  for (std::size_t i = 0; i < j["steps"].size(); ++i)
-    s.steps.push_back(parse_step(j["steps"][i], file, i + 1));
+  const auto& steps = j["steps"];
+  if (steps.size() > kMaxScheduleSteps)
+    malformed(file, fmt::format("{} steps, over heddle's limit of {}", steps.size(), kMaxScheduleSteps));
+  s.steps.reserve(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) s.steps.push_back(parse_step(steps[i], file, i + 1));
   return s;
 }
 
 Schedule load_schedule(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("cannot read schedule file {}", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read schedule file {}: {}", path, std::strerror(errno)));
+  // Refuse a huge file before reading it (schedules arrive with bug reports).
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  if (size > 0 && static_cast<std::uint64_t>(size) > kMaxScheduleBytes)
+    malformed(path, fmt::format("it is {} MiB, over heddle's limit of {} MiB",
+                                static_cast<std::uint64_t>(size) >> 20, kMaxScheduleBytes >> 20));
+  in.seekg(0, std::ios::beg);
   std::stringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) throw UsageError(fmt::format("cannot read schedule file {}", path));
   return read_schedule(ss.str(), path);
 }
 

@@ -25,6 +25,12 @@ struct ScheduleStep {
   friend bool operator==(const ScheduleStep&, const ScheduleStep&) = default;
 };
 
+/// Limits on a schedule file, which is untrusted input (it travels with bug
+/// reports): its size, its JSON nesting depth and its number of steps.
+inline constexpr std::size_t kMaxScheduleBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kMaxScheduleDepth = 256;
+inline constexpr std::size_t kMaxScheduleSteps = std::size_t{1} << 22;
+
 /// A replayable schedule. Format version 1.
 struct Schedule {
   static constexpr int kVersion = 1;

@@ -59,6 +59,9 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   // seen (DPOR only reverses races in the part of the trace that ran).
   ExecutionLimits limits{config.max_steps, config.step_timeout,
                          config.finish_after_bug || !config.stop_at_first_bug};
+  if (config.time_limit > 0)
+    limits.deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(config.time_limit));
   std::vector<Event> trace_storage;  // recycled between executions
   std::optional<BugTrace> bug_trace;  // the first bug's execution, for minimization
   for (;;) {
@@ -111,6 +114,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   if (bug_trace && result.schedule) {
     // Counterexamples end at their bug: replays of candidates stop there.
     limits.finish_after_bug = false;
+    limits.deadline = {};  // the bug is found: its counterexample is shrunk whatever the time
     minimize_into(kernel, params, *bug_trace, pool, limits, result);
   }
   const StrategyStats strategy_stats = strategy->stats();

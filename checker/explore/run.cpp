@@ -19,19 +19,9 @@ std::map<std::string, StrategyFactory>& factories() {
 
 Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy, Execution& ex) {
   ex.set_strategy(&strategy);
-  try {
-    kernel.setup(params);
-  } catch (const ModelError& e) {
-    ex.fail(Verdict::model_error, fmt::format("kernel setup failed: {}", e.what()),
-            {error_site(e.where, fmt::format("in the setup (body) of kernel {}, declared at {}",
-                                             kernel.name, kernel.at))});
-    return Ending::bug;
-  } catch (const UsageError&) {
-    throw;
-  } catch (const std::exception& e) {
-    ex.fail(Verdict::model_error, fmt::format("kernel setup threw: {}", e.what()));
-    return Ending::bug;
-  }
+  std::string model = kernel.name;
+  for (const auto& [k, v] : params.values()) model += fmt::format("\n{}={}", k, v);
+  if (!ex.run_setup([&] { kernel.setup(params); }, model)) return Ending::bug;
   try {
     return ex.run(strategy);
   } catch (const ModelError& e) {

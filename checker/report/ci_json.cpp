@@ -1,6 +1,8 @@
 // The CI job's full JSON summary, and writing any report kind to a file.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "checker/engine/errors.hpp"
@@ -44,8 +46,11 @@ void write_ci_report(const std::string& kind, const std::string& file,
   else if (kind == "json") text = json_report(outs, o).dump(2) + "\n";
   else throw UsageError(fmt::format("--report {}: unknown kind; use junit, sarif or json", kind));
   std::ofstream f(file);
-  if (!f) throw UsageError(fmt::format("--report {}={}: cannot write the file", kind, file));
   f << text;
+  f.close();  // a full disk shows only here
+  if (!f)
+    throw UsageError(fmt::format("--report {}={}: cannot write the file: {}", kind, file,
+                                 std::strerror(errno)));
 }
 
 }  // namespace heddle

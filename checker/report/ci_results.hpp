@@ -41,6 +41,7 @@ struct CiOptions {
   std::vector<std::pair<std::string, std::string>> reports;  // (junit|sarif|json, file)
   bool quiet = false;                 // no progress line
   double progress_interval = 5;       // seconds between plain progress lines
+  double case_timeout = 0;            // seconds before a case's process is killed; 0: never
   std::vector<std::string> extra_args;  // further `heddle run` options for every case
   bool require_exhaustive = false;    // a case a budget stopped fails (every case, not just presets
                                       // declared exhaustive)
@@ -61,6 +62,7 @@ struct CiOutcome {
   std::uint64_t executions = 0;
   double seconds = 0;        // wall time of the case's process
   int exit_code = 0;         // of the case's process; -N: killed by signal N
+  bool timed_out = false;    // killed for running past CiOptions::case_timeout
 };
 
 }  // namespace heddle

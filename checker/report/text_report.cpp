@@ -49,8 +49,20 @@ std::string format_schedule(const Schedule& s, const BugReport* bug) {
                                 s.steps.size() == 1 ? "" : "s");
   out += fmt::format("  {:>4}  {:<{}}  {:<{}}  {}\n", "step", "agent", agent_w, "operation", op_w,
                      "at");
+  // A long schedule (a livelock's runs to --max-steps) prints its head and
+  // its tail; the schedule file keeps every step.
+  constexpr std::size_t kFoldAbove = 200, kHead = 100, kTail = 50;
+  const bool fold = s.steps.size() > kFoldAbove;
   std::uint32_t n = 0;
-  for (const auto& st : s.steps) {
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const auto& st = s.steps[i];
+    if (fold && i >= kHead && i + kTail < s.steps.size()) {
+      if (!st.is_choice()) ++n;
+      if (i == kHead)
+        out += fmt::format("  {:>4}  ({} steps not shown; the schedule file has them all)\n", "...",
+                           s.steps.size() - kHead - kTail);
+      continue;
+    }
     if (st.is_choice()) {
       out += fmt::format("  {:>4}  {:<{}}  choose {} of {}\n", "", "", agent_w, st.value, st.range);
       continue;

@@ -101,7 +101,7 @@ TEST_CASE("a crashing model is an error of its case, not of the job", "[ci]") {
   auto r = fixture("run --all --quiet --filter 'ci/[cn]*'");  // ci/crash and ci/no_presets
   INFO(r.out << r.err);
   CHECK(r.code == 1);
-  CHECK(r.out.find("ERROR ci/crash: the run was killed by signal 6") != std::string::npos);
+  CHECK(r.out.find("ERROR ci/crash: the run was killed by signal 9") != std::string::npos);
   CHECK(r.out.find("ci/no_presets  (defaults)") != std::string::npos);
   CHECK(r.out.find("2 cases: 1 passed, 1 failed") != std::string::npos);
 }
@@ -180,14 +180,14 @@ TEST_CASE("classify judges outcomes against expectations", "[ci]") {
   nlohmann::json race{{"verdict", "race"}, {"executions", 3}, {"report", {{"title", "data race on x[0]"}}}};
   nlohmann::json verified{{"verdict", "verified"}, {"executions", 6}, {"report", nullptr}};
   nlohmann::json budget{{"verdict", "no_bug_found"}, {"stopped_by", "time-limit"}, {"report", nullptr}};
-  CHECK(judged(Verdict::race, race).passed);
+  CHECK(judged(Verdict::race, race, 1).passed);
   CHECK(judged(Verdict::ok, verified).passed);
   CHECK(judged(Verdict::ok, budget).passed);
   CHECK(judged(Verdict::ok, budget).verdict == "not exhaustive (time-limit)");
   auto missed = judged(Verdict::race, budget);
   CHECK_FALSE(missed.passed);
   CHECK(missed.reason == "expected race, found no bug (not exhaustive (time-limit))");
-  auto other = judged(Verdict::deadlock, race);
+  auto other = judged(Verdict::deadlock, race, 1);
   CHECK_FALSE(other.passed);
   CHECK(other.reason == "expected deadlock, found race: data race on x[0]");
   auto crashed = judged(Verdict::ok, nullptr, -11);

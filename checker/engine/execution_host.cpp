@@ -1,0 +1,196 @@
+// Model code outside threads (setup, exit checks, async phases) on guarded
+// fibers, and the reports of what escapes model code: exceptions, faults,
+// runaway steps and exit().
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+
+#include "checker/engine/errors.hpp"
+#include "checker/engine/execution.hpp"
+#include "checker/engine/user_site.hpp"
+
+namespace heddle {
+namespace {
+// Carries a host call into its fiber and the escaped exception out of it.
+struct HostCall {
+  const std::function<void()>* fn;
+  std::exception_ptr error;
+};
+
+void host_main(void* arg) {
+  auto& call = *static_cast<HostCall*>(arg);
+  try {
+    (*call.fn)();
+  } catch (const FiberUnwind&) {
+    throw;
+  } catch (...) {
+    call.error = std::current_exception();
+  }
+}
+}  // namespace
+
+bool Execution::run_setup(const std::function<void()>& setup, const std::string& model) {
+  if (!run_host(setup, "kernel setup", "in the kernel's body, outside any thread")) return false;
+  check_setup_determinism(model);
+  return !bug_;
+}
+
+namespace {
+// What the setup of a model (name and parameters) built, per setup choices.
+struct SetupSeen {
+  std::uint64_t hash;
+  std::string text;
+};
+thread_local std::map<std::pair<std::string, std::vector<std::uint32_t>>, SetupSeen> t_setups;
+
+std::uint64_t fnv(std::uint64_t h, const std::string& s) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return (h ^ 0xff) * 1099511628211ull;
+}
+}  // namespace
+
+void Execution::check_setup_determinism(const std::string& model) {
+  // Setup must depend on the parameters and its data choices only: what it
+  // built (objects, agents) is compared with earlier executions' setups.
+  std::vector<std::uint32_t> choices;
+  for (const auto& c : choices_) choices.push_back(c.value);
+  std::uint64_t h = 14695981039346656037ull;
+  for (const auto& n : object_names_) h = fnv(h, n);
+  for (const auto& a : agents_) h = fnv(h, a->name);
+  auto text = [&] {
+    return fmt::format("{} objects{}{} and {} agents{}{}", object_names_.size(),
+                       object_names_.empty() ? "" : ", the last ",
+                       object_names_.empty() ? "" : object_names_.back(), agents_.size(),
+                       agents_.empty() ? "" : ", the last ", agents_.empty() ? "" : agents_.back()->name);
+  };
+  if (t_setups.size() > 4096) t_setups.clear();
+  auto [it, fresh] = t_setups.try_emplace({model, std::move(choices)}, SetupSeen{h, ""});
+  if (fresh) {
+    it->second.text = text();
+    return;
+  }
+  if (it->second.hash == h) return;
+  fail(Verdict::model_error, "kernel setup is not deterministic",
+       {fmt::format("this execution's setup built {}; an earlier one, with the same parameters "
+                    "and choices, built {}",
+                    text(), it->second.text),
+        "setup must depend only on the parameters and heddle::choose: static state, time or "
+        "rand() in the kernel body?"});
+}
+
+bool Execution::run_host(const std::function<void()>& fn, const std::string& who,
+                         const std::string& context) {
+  HostCall call{&fn, nullptr};
+  std::unique_ptr<Fiber> fiber = pool_.take_fiber();
+  fiber->start(&host_main, &call);
+  std::string outer = std::exchange(host_work_, who);
+  watchdog_enter_step();
+  FiberFault why = fiber->resume();
+  watchdog_leave_step();
+  host_work_ = std::move(outer);
+  pool_.give_back(std::move(fiber));  // a faulted fiber is abandoned, not parked
+  if (why != FiberFault::none) {
+    fail_fault(why, who, context);
+    return false;
+  }
+  if (!call.error) return true;
+  try {
+    std::rethrow_exception(call.error);
+  } catch (const UsageError&) {
+    throw;  // a bad parameter, not a model error
+  } catch (...) {
+    fail_escape(std::current_exception(), who, context);
+  }
+  return false;
+}
+
+void Execution::fail_escape(std::exception_ptr error, const std::string& who,
+                            const std::string& context) {
+  const bool exit_check = who == "kernel exit";
+  try {
+    std::rethrow_exception(error);
+  } catch (const AssertionFailure& e) {
+    fail(Verdict::assertion,
+         exit_check ? fmt::format("check failed at kernel exit: {}", e.what())
+                    : fmt::format("check failed in {}: {}", who, e.what()),
+         {fmt::format("at {}", where(e.where))});
+  } catch (const ModelError& e) {
+    // Detected inside heddle (a primitive without a call site of its own):
+    // the nearest user line heddle knows stands in (user_site.hpp).
+    std::string site = error_site(e.where, fmt::format("in {} {}", who, context));
+    std::vector<std::string> details{site};
+    if (site.rfind("at ", 0) == 0 && !context.empty()) details.push_back(context);
+    fail(Verdict::model_error, fmt::format("{} misused a primitive: {}", who, e.what()),
+         std::move(details));
+  } catch (const StepTimeout&) {
+    fail(Verdict::model_error,
+         fmt::format("{} ran for over {} s without reaching a visible operation", who,
+                     limits_.step_timeout),
+         {context, "an infinite loop over plain memory? spin on an atomic or use heddle::await"});
+  } catch (const std::exception& e) {
+    fail(Verdict::model_error, fmt::format("{} threw an exception: {}", who, e.what()), {context});
+  } catch (...) {
+    fail(Verdict::model_error, fmt::format("{} threw an unknown exception", who), {context});
+  }
+}
+
+void Execution::fail_fault(FiberFault why, const std::string& who, const std::string& context) {
+  switch (why) {
+    case FiberFault::stack_overflow:
+      fail(Verdict::model_error, fmt::format("stack overflow in {}", who),
+           {context, fmt::format("each thread has a {} KiB stack: raise it with --stack-size or "
+                                 "move large arrays into heddle buffers",
+                                 pool_.stack_bytes() / 1024)});
+      break;
+    case FiberFault::timeout:
+      fail(Verdict::model_error,
+           fmt::format("{} ran for over {} s without reaching a visible operation", who,
+                       limits_.step_timeout),
+           {context, "an infinite loop? spin on an atomic or use heddle::await"});
+      break;
+    case FiberFault::abort:
+      fail(Verdict::model_error,
+           fmt::format("{} called abort() (a failed assert(), or an exception out of a "
+                       "noexcept function?)",
+                       who),
+           {context, "use heddle::check(cond, \"message\") to get an assertion report"});
+      break;
+    case FiberFault::bad_access:
+      fail(Verdict::model_error,
+           fmt::format("{} made an invalid memory access at address {}", who,
+                       fmt::ptr(last_fault_address())),
+           {context, "a null or dangling pointer, or raw access out of bounds? heddle buffers "
+                     "check their bounds (load, store)"});
+      break;
+    case FiberFault::arithmetic:
+      fail(Verdict::model_error,
+           fmt::format("{} raised an arithmetic fault (an integer division by zero?)", who),
+           {context});
+      break;
+    case FiberFault::none:
+      break;
+  }
+}
+
+void Execution::on_model_exit(int status) {
+  Execution* ex = detail::current_execution;
+  std::string who = "model code", context;
+  if (ex != nullptr && ex->running_ != nullptr && ex->running_->kind == Agent::Kind::thread) {
+    auto& t = static_cast<ThreadAgent&>(*ex->running_);
+    who = t.name;
+    context = ex->last_op_text(t);
+  } else if (ex != nullptr && !ex->host_work_.empty()) {
+    who = ex->host_work_;
+  }
+  std::string text = fmt::format(
+      "model_error: {} called exit({}){}{}\n  a model must not end the process: use "
+      "heddle::check(cond, \"message\") to report a failure\n",
+      who, status, context.empty() ? "" : " ", context);
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+  _exit(1);
+}
+
+}  // namespace heddle
