@@ -18,7 +18,7 @@ std::string Mutex::describe() const {
 }
 
 std::string Barrier::describe() const {
-  return fmt::format("phase {}, {} of {} arrived", phase_, arrived_, parties_);
+  return fmt::format("phase {}, {} of {} arrived", completed_.size(), arrived_, parties_);
 }
 
 const std::string& SyncObject::name() const { return Execution::current().object_name(id_); }
