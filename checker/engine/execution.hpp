@@ -199,7 +199,9 @@ class Execution {
   /// a setup that builds other objects than an earlier one of `model` (its
   /// name and parameters) did. Returns false when setup failed.
   /// UsageError (a bad parameter) passes through.
-  bool run_setup(const std::function<void()>& setup, const std::string& model);
+  /// `where_words` says where setup runs, for errors heddle detects in it.
+  bool run_setup(const std::function<void()>& setup, const std::string& model,
+                 const std::string& where_words = "in the kernel's body, outside any thread");
 
  private:
   [[noreturn]] static void no_current_execution();

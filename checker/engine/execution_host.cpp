@@ -31,8 +31,9 @@ void host_main(void* arg) {
 }
 }  // namespace
 
-bool Execution::run_setup(const std::function<void()>& setup, const std::string& model) {
-  if (!run_host(setup, "kernel setup", "in the kernel's body, outside any thread")) return false;
+bool Execution::run_setup(const std::function<void()>& setup, const std::string& model,
+                          const std::string& where_words) {
+  if (!run_host(setup, "kernel setup", where_words)) return false;
   check_setup_determinism(model);
   return !bug_;
 }
@@ -119,9 +120,11 @@ void Execution::fail_escape(std::exception_ptr error, const std::string& who,
   } catch (const ModelError& e) {
     // Detected inside heddle (a primitive without a call site of its own):
     // the nearest user line heddle knows stands in (user_site.hpp).
-    std::string site = error_site(e.where, fmt::format("in {} {}", who, context));
-    std::vector<std::string> details{site};
+    std::string site = error_site(
+        e.where, who == "kernel setup" ? context : fmt::format("in {} {}", who, context));
+    std::vector<std::string> details;
     if (site.rfind("at ", 0) == 0 && !context.empty()) details.push_back(context);
+    details.push_back(site);  // last: the user's line, or the nearest one heddle knows
     fail(Verdict::model_error, fmt::format("{} misused a primitive: {}", who, e.what()),
          std::move(details));
   } catch (const StepTimeout&) {

@@ -21,7 +21,9 @@ Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strat
   ex.set_strategy(&strategy);
   std::string model = kernel.name;
   for (const auto& [k, v] : params.values()) model += fmt::format("\n{}={}", k, v);
-  if (!ex.run_setup([&] { kernel.setup(params); }, model)) return Ending::bug;
+  const std::string where_words =
+      fmt::format("in the setup (body) of kernel {}, declared at {}", kernel.name, kernel.at);
+  if (!ex.run_setup([&] { kernel.setup(params); }, model, where_words)) return Ending::bug;
   try {
     return ex.run(strategy);
   } catch (const ModelError& e) {

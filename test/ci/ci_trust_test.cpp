@@ -2,6 +2,8 @@
 // command line, replay hints that name the binary that ran.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -111,20 +113,21 @@ TEST_CASE("replay hints name the binary that ran", "[ci]") {
 }
 
 TEST_CASE("the max-executions budget counts executions, not abandoned schedules", "[ci]") {
-  // double_buffered_copy: dpor runs 8 executions and abandons 2 schedules
-  // (reversals whose moved wait turned out blocked) on the way.
-  const std::string kernel = "pallas_tpu/double_buffered_copy";
-  heddle::RunResult all = heddle::test::run(kernel);
+  // all_reduce at 3 devices: dpor runs 27 executions and abandons 76
+  // schedules (reversals whose moved wait turned out blocked) on the way.
+  const std::string kernel = "pallas_tpu/all_reduce";
+  const std::map<std::string, std::string> params = {{"devices", "3"}};
+  heddle::RunResult all = heddle::test::run(kernel, params);
   REQUIRE(all.exhaustive);
   REQUIRE(all.stats.abandoned > 0);
   const auto executions = all.stats.executions;
   REQUIRE(executions > 2);
   heddle::RunConfig c;
   c.max_executions = executions;
-  heddle::RunResult budget = heddle::test::run(kernel, {}, c);
+  heddle::RunResult budget = heddle::test::run(kernel, params, c);
   CHECK(budget.stats.executions == executions);  // the abandoned ones did not spend it
   c.max_executions = executions - 1;
-  heddle::RunResult short_of = heddle::test::run(kernel, {}, c);
+  heddle::RunResult short_of = heddle::test::run(kernel, params, c);
   CHECK(short_of.stats.executions == executions - 1);
   CHECK_FALSE(short_of.exhaustive);
   CHECK(short_of.stopped_by == "max-executions");
