@@ -196,11 +196,11 @@ class Execution {
   void set_strategy(Strategy* s) noexcept { strategy_ = s; }
   /// Runs the model's setup on a guarded fiber (watchdog, faults, exit());
   /// a fault, runaway or exception becomes the execution's bug, and so does
-  /// a setup that builds other objects than an earlier one of `model` (its
-  /// name and parameters) did. Returns false when setup failed.
+  /// a setup that builds other objects than an earlier one of `model` (a
+  /// hash of its name and parameters) did. Returns false when setup failed.
   /// UsageError (a bad parameter) passes through.
   /// `where_words` says where setup runs, for errors heddle detects in it.
-  bool run_setup(const std::function<void()>& setup, const std::string& model,
+  bool run_setup(const std::function<void()>& setup, std::uint64_t model,
                  const std::string& where_words = "in the kernel's body, outside any thread");
 
  private:
@@ -227,7 +227,7 @@ class Execution {
   bool run_host(const std::function<void()>& fn, const std::string& who,
                 const std::string& context);
   /// Records a model error when setup built other objects than before.
-  void check_setup_determinism(const std::string& model);
+  void check_setup_determinism(std::uint64_t model);
   /// Records the exception `error` that escaped model code run by `who`.
   void fail_escape(std::exception_ptr error, const std::string& who, const std::string& context);
   /// Records fault `why` of model code run by `who`.

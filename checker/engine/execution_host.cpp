@@ -31,7 +31,7 @@ void host_main(void* arg) {
 }
 }  // namespace
 
-bool Execution::run_setup(const std::function<void()>& setup, const std::string& model,
+bool Execution::run_setup(const std::function<void()>& setup, std::uint64_t model,
                           const std::string& where_words) {
   if (!run_host(setup, "kernel setup", where_words)) return false;
   check_setup_determinism(model);
@@ -44,7 +44,7 @@ struct SetupSeen {
   std::uint64_t hash;
   std::string text;
 };
-thread_local std::map<std::pair<std::string, std::vector<std::uint32_t>>, SetupSeen> t_setups;
+thread_local std::map<std::pair<std::uint64_t, std::vector<std::uint32_t>>, SetupSeen> t_setups;
 
 std::uint64_t fnv(std::uint64_t h, const std::string& s) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
@@ -52,10 +52,10 @@ std::uint64_t fnv(std::uint64_t h, const std::string& s) {
 }
 }  // namespace
 
-void Execution::check_setup_determinism(const std::string& model) {
+void Execution::check_setup_determinism(std::uint64_t model) {
   // Setup must depend on the parameters and its data choices only: what it
   // built (objects, agents) is compared with earlier executions' setups.
-  std::vector<std::uint32_t> choices;
+  std::vector<std::uint32_t> choices;  // no allocation when setup makes no choice
   for (const auto& c : choices_) choices.push_back(c.value);
   std::uint64_t h = 14695981039346656037ull;
   for (const auto& n : object_names_) h = fnv(h, n);

@@ -19,8 +19,15 @@ std::map<std::string, StrategyFactory>& factories() {
 
 Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy, Execution& ex) {
   ex.set_strategy(&strategy);
-  std::string model = kernel.name;
-  for (const auto& [k, v] : params.values()) model += fmt::format("\n{}={}", k, v);
+  // The model's identity for the setup determinism check: its name and
+  // parameters, hashed (FNV-1a, with a separator after each string).
+  std::uint64_t model = 14695981039346656037ull;
+  auto mix = [&model](const std::string& s) {
+    for (unsigned char c : s) model = (model ^ c) * 1099511628211ull;
+    model = (model ^ 0xff) * 1099511628211ull;
+  };
+  mix(kernel.name);
+  for (const auto& [k, v] : params.values()) mix(k), mix(v);
   const std::string where_words =
       fmt::format("in the setup (body) of kernel {}, declared at {}", kernel.name, kernel.at);
   if (!ex.run_setup([&] { kernel.setup(params); }, model, where_words)) return Ending::bug;
