@@ -99,7 +99,8 @@ TEST_CASE("SARIF results are located and carry the counterexample as a code flow
   json setup = result_of(s, "golden/setup_throws");
   CHECK(setup["ruleId"] == "model_error");
   CHECK(lines_of(setup) == std::set<long>{line("kernel(\"golden/setup_throws\"")});
-  CHECK(setup["locations"][0]["message"]["text"] == "the kernel's declaration");
+  CHECK(setup["locations"][0]["message"]["text"].get<std::string>().find(
+            "declared at test/ci/golden_kernels.cpp") != std::string::npos);
   CHECK_FALSE(setup.contains("codeFlows"));
 
   const fs::path golden = fs::path(HEDDLE_SOURCE_ROOT) / "test/ci/golden/ci-job.sarif";
