@@ -17,6 +17,7 @@
 #include "checker/engine/errors.hpp"
 #include "checker/explore/explorer.hpp"
 #include "checker/report/progress.hpp"
+#include "checker/report/shard_summary.hpp"
 #include "checker/report/step_states.hpp"
 #include "checker/report/text_report.hpp"
 #include "checker/report/timeline.hpp"
@@ -182,6 +183,8 @@ int finish(const Kernel& kernel, const Params& params, const RunConfig& config,
   if (result.schedule && write_schedule_file) {
     file = args.out.empty() ? default_out(kernel.name) : args.out;
     write_file(file, write_schedule(*result.schedule));
+    for (std::size_t k = 1; k < result.distinct.size(); ++k)
+      write_file(distinct_schedule_file(file, k), write_schedule(result.distinct[k].schedule));
   }
   std::fputs(format_run(kernel, params, config, result, file, args.program).c_str(), stdout);
   if (!args.summary_json.empty())
@@ -243,6 +246,44 @@ int run_kernel(RunConfig config, RunArgs args) {
   };
   RunResult result = explore(kernel, params, config, observe);
   progress.finish();
+  return finish(kernel, params, config, result, args, true);
+}
+
+// --shard I/N: explore the work items k with k % N == I.
+void parse_shard(const std::string& text, RunConfig& config) {
+  const auto slash = text.find('/');
+  auto whole = [](const std::string& t, std::uint32_t& out) {
+    if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out = static_cast<std::uint32_t>(std::stoul(t));
+    return true;
+  };
+  if (slash == std::string::npos || !whole(text.substr(0, slash), config.shard) ||
+      !whole(text.substr(slash + 1), config.shards) || config.shards == 0 ||
+      config.shards > kMaxShards || config.shard >= config.shards)
+    throw UsageError(fmt::format("--shard {}: expected I/N with 0 <= I < N <= {} (e.g. 0/4)", text,
+                                 kMaxShards));
+}
+
+// heddle merge: the shards' summaries as one run's report; the bug's
+// schedule is replayed for its report.
+int merge_files(RunConfig config, const std::vector<std::string>& files, RunArgs args) {
+  MergedRun m = merge_shards(files);
+  const Kernel& kernel = find_kernel(m.kernel, m.params);
+  Params params = kernel.resolve(m.params);
+  config.strategy = m.strategy;
+  RunResult result = std::move(m.result);
+  if (m.schedule) {
+    RunResult replayed = explore(kernel, params, replay_config(*m.schedule, config));
+    if (!replayed.bug)
+      throw UsageError(fmt::format("heddle merge: the bug's schedule does not reproduce it in "
+                                   "kernel {} with this heddle build (merge with the build the "
+                                   "shards ran)",
+                                   m.kernel));
+    result.bug = replayed.bug;
+    result.verdict = replayed.verdict;
+    result.schedule = m.schedule;
+  }
   return finish(kernel, params, config, result, args, true);
 }
 
@@ -349,9 +390,15 @@ int main(int argc, char** argv) {
     run->add_option("--" + kind, files[kind], loader.help);
   run->add_flag("--all", args.all, "the CI job: run every kernel's presets, with a summary table");
   run->add_option("--filter", args.filter, "with --all: only kernels or KERNEL:PRESET matching GLOB");
-  run->add_option("--jobs,-j", args.jobs, "with --all: cases run in parallel processes")
+  run->add_option("--jobs,-j", args.jobs,
+                  "dpor on N threads (the same result for every N); with --all: cases run in "
+                  "parallel processes")
       ->check(kUnsigned)
-      ->check(CLI::Range(1u, 1024u));
+      ->check(CLI::Range(1u, 256u));
+  std::string shard;
+  run->add_option("--shard", shard,
+                  "I/N: explore shard I of N of the work (dpor); 'heddle merge' puts the shards' "
+                  "--summary-json files together");
   run->add_option("--budget-per-kernel", args.budget_per_kernel,
                   "with --all: seconds each kernel/preset may explore (0: none)")
       ->check(seconds_at_least(0));
@@ -398,6 +445,14 @@ int main(int argc, char** argv) {
                    "after each step, print what it changed (barrier phases, semaphore values, "
                    "copies in flight)");
   add_budgets(replay);
+  auto* merge = app.add_subcommand("merge", "merge the summaries of a run's shards (run --shard I/N)");
+  std::vector<std::string> merge_paths;
+  merge->add_option("files", merge_paths, "summary JSON of every shard (run --summary-json)")
+      ->required();
+  merge->add_option("--out", args.out, "write the schedule of the bug found to FILE");
+  merge->add_option("--summary-json", args.summary_json, "write the merged summary as JSON");
+  merge->add_flag("--require-exhaustive", args.require_exhaustive,
+                  "fail (exit 1) when the shards together did not cover every execution");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -415,6 +470,9 @@ int main(int argc, char** argv) {
                                        kind));
         args.kernel = kind + ":" + file;
       }
+      if (args.all && !shard.empty())
+        throw UsageError("--shard splits one kernel's run; with --all, spread kernels over CI jobs "
+                         "with --filter");
       if (args.all) return run_all(config, args, log_level);
       auto given = [](const auto& options) {
         return std::any_of(options.begin(), options.end(), [](const auto& v) { return !v.empty(); });
@@ -422,12 +480,15 @@ int main(int argc, char** argv) {
       if (args.kernel.empty() &&
           std::none_of(args.front_end_values.begin(), args.front_end_values.end(), given))
         throw UsageError("give a kernel to run ('heddle list' shows them) or --all for every kernel");
-      for (const char* opt : {"--filter", "--jobs", "--budget-per-kernel", "--case-timeout",
-                              "--report", "--artifacts"})
+      for (const char* opt : {"--filter", "--budget-per-kernel", "--case-timeout", "--report",
+                              "--artifacts"})
         if (run->count(opt) > 0)
           throw UsageError(fmt::format("{} works with --all only", opt));
+      if (run->count("--jobs") > 0) config.jobs = args.jobs;
+      if (!shard.empty()) parse_shard(shard, config);
       return run_kernel(config, args);
     }
+    if (app.got_subcommand("merge")) return merge_files(config, merge_paths, args);
     return replay_file(config, replay_path, args);
   } catch (const UsageError& e) {
     fmt::print(stderr, "heddle: error: {}\n", e.what());

@@ -5,7 +5,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <memory>
+#include <mutex>
 #include <exception>
 #include <chrono>
 #include <cstdlib>
@@ -49,7 +52,9 @@ inline void asan_finish([[maybe_unused]] void* fake, [[maybe_unused]] const void
 #endif
 }
 
-// State shared with the signal handlers. Only one fiber runs at a time.
+// State shared with the signal handlers, one per thread (faults and the
+// watchdog's signal arrive on the thread whose fiber runs); one fiber runs
+// at a time per thread.
 struct FaultState {
   sigjmp_buf* resume_point = nullptr;  // set while a fiber runs
   const StackPool* pool = nullptr;     // pool of the running fiber
@@ -57,14 +62,14 @@ struct FaultState {
   volatile sig_atomic_t watchdog_fired = 0;
   volatile sig_atomic_t watchdog_strikes = 0;
 };
-FaultState g_fault;
+thread_local FaultState t_fault;
 void (*g_exit_hook)(int) = nullptr;
 
 // std::terminate in model code (an exception out of a noexcept function):
 // abort() at once, which the fiber reports, without the default handler's
 // message (it says "terminate called recursively" from the second time on).
 void on_terminate() {
-  if (g_fault.resume_point != nullptr) std::abort();
+  if (t_fault.resume_point != nullptr) std::abort();
   std::set_terminate(nullptr);  // the default handler
   std::terminate();
 }
@@ -72,11 +77,11 @@ void on_terminate() {
 // Runs at exit(): model code that calls exit() inside a fiber is reported,
 // not taken for heddle's own exit (which would pass for "no bug found").
 void on_process_exit(int status, void*) {
-  if (g_fault.resume_point != nullptr && g_exit_hook != nullptr) g_exit_hook(status);
+  if (t_fault.resume_point != nullptr && g_exit_hook != nullptr) g_exit_hook(status);
 }
 
 void on_fault(int sig, siginfo_t* info, void*) {
-  if (g_fault.resume_point == nullptr) {
+  if (t_fault.resume_point == nullptr) {
     if (sig == SIGALRM) return;  // the watchdog fired between steps
     signal(sig, SIG_DFL);
     raise(sig);
@@ -86,23 +91,23 @@ void on_fault(int sig, siginfo_t* info, void*) {
   if (sig == SIGSEGV || sig == SIGBUS) {
     // Inside a fiber every memory fault is the model's: a guard page hit
     // is a stack overflow, anything else a null or wild pointer.
-    g_fault.address = info->si_addr;
-    const bool guard = g_fault.pool != nullptr && g_fault.pool->in_guard(info->si_addr);
+    t_fault.address = info->si_addr;
+    const bool guard = t_fault.pool != nullptr && t_fault.pool->in_guard(info->si_addr);
     why = guard ? FiberFault::stack_overflow : FiberFault::bad_access;
   } else if (sig == SIGFPE || sig == SIGILL) {
     why = FiberFault::arithmetic;
   } else if (sig == SIGALRM) {
     // First strike: ask the fiber to stop at its next memory access.
     // Second strike: it makes no accesses at all, so leave it.
-    int strikes = g_fault.watchdog_strikes;
-    g_fault.watchdog_strikes = strikes + 1;
+    int strikes = t_fault.watchdog_strikes;
+    t_fault.watchdog_strikes = strikes + 1;
     if (strikes == 0) {
-      g_fault.watchdog_fired = 1;
+      t_fault.watchdog_fired = 1;
       return;
     }
     why = FiberFault::timeout;
   }
-  siglongjmp(*g_fault.resume_point, static_cast<int>(why));
+  siglongjmp(*t_fault.resume_point, static_cast<int>(why));
 }
 
 }  // namespace
@@ -237,7 +242,7 @@ void StackPool::give_back(std::unique_ptr<Fiber> f) noexcept {
 
 FiberFault Fiber::resume() {
   sigjmp_buf here;
-  sigjmp_buf* outer = g_fault.resume_point;
+  sigjmp_buf* outer = t_fault.resume_point;
   Fiber* outer_fiber = t_running;
   // No mask save: the handlers run with SA_NODEFER, so nothing is blocked.
   void* fake = nullptr;  // the resumer's fake stack while the fiber runs
@@ -251,43 +256,39 @@ FiberFault Fiber::resume() {
     // Objects reachable from the abandoned stack are not leaks.
     __lsan_register_root_region(stack_bottom_, stack_size_);
 #endif
-    g_fault.resume_point = outer;
+    t_fault.resume_point = outer;
     t_running = outer_fiber;
     faulted_ = true;
     finished_ = true;
     return static_cast<FiberFault>(why);
   }
-  g_fault.resume_point = &here;
-  g_fault.pool = &pool_;
+  t_fault.resume_point = &here;
+  t_fault.pool = &pool_;
   t_running = this;
   asan_start(&fake, stack_bottom_, stack_size_);
   context_ = std::move(context_).resume();
   asan_finish(fake, nullptr, nullptr);
-  g_fault.resume_point = outer;
+  t_fault.resume_point = outer;
   t_running = outer_fiber;
   return FiberFault::none;
 }
 
 void Fiber::suspend() { t_running->switch_out(); }
 
-FaultHandlers::FaultHandlers() {
-  // One alternate stack for the whole process: the handler must not run on
-  // the overflowed fiber stack.
-  static char altstack[64 * 1024];
+FaultHandlers::FaultHandlers() : altstack_(new char[kAltStackBytes]) {
+  // One alternate stack per thread that runs fibers (each builds its own
+  // FaultHandlers): the handler must not run on the overflowed fiber stack.
   stack_t ss{};
-  ss.ss_sp = altstack;
-  ss.ss_size = sizeof altstack;
+  ss.ss_sp = altstack_.get();
+  ss.ss_size = kAltStackBytes;
   sigaltstack(&ss, &old_stack_);
   struct sigaction sa{};
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
   for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &sa, &old_[i]);
-  static bool exit_watched = false;
-  if (!exit_watched) {
-    exit_watched = true;
-    on_exit(on_process_exit, nullptr);
-  }
+  static std::once_flag exit_watched;
+  std::call_once(exit_watched, [] { on_exit(on_process_exit, nullptr); });
   old_terminate_ = std::set_terminate(on_terminate);
 }
 
@@ -298,33 +299,58 @@ FaultHandlers::~FaultHandlers() {
 }
 
 namespace {
-// A helper thread that interrupts a fiber step running longer than the limit.
-// The run loop only bumps a sequence number per step, so it costs no syscall.
-struct Watchdog {
+// A helper thread that interrupts a fiber step running longer than the
+// limit, on every thread that armed it (one slot each). The run loop only
+// bumps its slot's sequence number per step, so it costs no syscall.
+struct WatchSlot {
   std::atomic<std::uint64_t> seq{0};
   std::atomic<bool> in_step{false};
-  std::atomic<double> limit{0};
+  std::atomic<bool> used{false};
   pthread_t target{};
+};
+struct Watchdog {
+  std::array<WatchSlot, 256> slots;
+  std::atomic<double> limit{0};
+  std::mutex mu;  // claiming a slot, starting the helper thread
   bool started = false;
 };
 Watchdog g_watchdog;
 
+// This thread's slot, given back when the thread ends.
+struct SlotLease {
+  WatchSlot* slot = nullptr;
+  ~SlotLease();
+};
+thread_local SlotLease t_lease;
+
+SlotLease::~SlotLease() {
+  if (slot == nullptr) return;
+  std::lock_guard lock(g_watchdog.mu);  // never signalled once gone
+  slot->used.store(false);
+}
+
 void watchdog_loop() {
-  std::uint64_t seen = ~0ull;
-  auto since = std::chrono::steady_clock::now();
+  std::array<std::uint64_t, 256> seen;
+  seen.fill(~0ull);
+  std::array<std::chrono::steady_clock::time_point, 256> since{};
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     auto now = std::chrono::steady_clock::now();
-    auto seq = g_watchdog.seq.load();
-    if (!g_watchdog.in_step.load() || seq != seen) {
-      seen = seq;
-      since = now;
-      continue;
-    }
-    double limit = g_watchdog.limit.load();
-    if (limit > 0 && std::chrono::duration<double>(now - since).count() > limit) {
-      pthread_kill(g_watchdog.target, SIGALRM);
-      since = now;  // the next strike comes one limit later
+    const double limit = g_watchdog.limit.load();
+    for (std::size_t i = 0; i < g_watchdog.slots.size(); ++i) {
+      WatchSlot& w = g_watchdog.slots[i];
+      if (!w.used.load()) continue;
+      auto seq = w.seq.load();
+      if (!w.in_step.load() || seq != seen[i]) {
+        seen[i] = seq;
+        since[i] = now;
+        continue;
+      }
+      if (limit > 0 && std::chrono::duration<double>(now - since[i]).count() > limit) {
+        std::lock_guard lock(g_watchdog.mu);
+        if (w.used.load()) pthread_kill(w.target, SIGALRM);
+        since[i] = now;  // the next strike comes one limit later
+      }
     }
   }
 }
@@ -332,29 +358,42 @@ void watchdog_loop() {
 
 void arm_step_watchdog(double seconds) {
   g_watchdog.limit = seconds;
-  if (g_watchdog.started || seconds <= 0) return;
-  g_watchdog.started = true;
-  g_watchdog.target = pthread_self();
-  std::thread(watchdog_loop).detach();
+  if (seconds <= 0 || t_lease.slot != nullptr) return;
+  std::lock_guard lock(g_watchdog.mu);
+  for (WatchSlot& w : g_watchdog.slots) {
+    if (w.used.load()) continue;
+    w.target = pthread_self();
+    w.in_step.store(false);
+    w.used.store(true);
+    t_lease.slot = &w;
+    break;
+  }
+  if (!g_watchdog.started) {
+    g_watchdog.started = true;
+    std::thread(watchdog_loop).detach();
+  }
 }
 
 void watchdog_enter_step() noexcept {
-  g_fault.watchdog_fired = 0;
-  g_fault.watchdog_strikes = 0;
+  t_fault.watchdog_fired = 0;
+  t_fault.watchdog_strikes = 0;
+  WatchSlot* w = t_lease.slot;
+  if (w == nullptr) return;
   // Only this thread writes seq: a plain relaxed store avoids a locked RMW.
-  g_watchdog.seq.store(g_watchdog.seq.load(std::memory_order_relaxed) + 1,
-                       std::memory_order_relaxed);
-  g_watchdog.in_step.store(true, std::memory_order_relaxed);
+  w->seq.store(w->seq.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  w->in_step.store(true, std::memory_order_relaxed);
 }
 
-void watchdog_leave_step() noexcept { g_watchdog.in_step.store(false, std::memory_order_relaxed); }
+void watchdog_leave_step() noexcept {
+  if (WatchSlot* w = t_lease.slot) w->in_step.store(false, std::memory_order_relaxed);
+}
 
-bool step_watchdog_fired() noexcept { return g_fault.watchdog_fired != 0; }
+bool step_watchdog_fired() noexcept { return t_fault.watchdog_fired != 0; }
 
-bool in_fiber() noexcept { return g_fault.resume_point != nullptr; }
+bool in_fiber() noexcept { return t_fault.resume_point != nullptr; }
 
 void set_model_exit_hook(void (*hook)(int status)) { g_exit_hook = hook; }
 
-const void* last_fault_address() noexcept { return g_fault.address; }
+const void* last_fault_address() noexcept { return t_fault.address; }
 
 }  // namespace heddle

@@ -121,6 +121,7 @@ struct FiberUnwind {};
 
 /// While alive, SIGSEGV/SIGBUS/SIGABRT/SIGALRM inside a fiber become a
 /// FiberFault; the previous handlers (a test framework's, say) come back after.
+/// Every thread that runs fibers holds one (it gives the thread its signal stack).
 class FaultHandlers {
  public:
   FaultHandlers();
@@ -131,11 +132,13 @@ class FaultHandlers {
  private:
   static constexpr std::array<int, 6> kSignals{SIGSEGV, SIGBUS, SIGABRT, SIGALRM, SIGFPE, SIGILL};
   std::array<struct sigaction, 6> old_{};
+  static constexpr std::size_t kAltStackBytes = 64 * 1024;
+  std::unique_ptr<char[]> altstack_;
   stack_t old_stack_{};
   std::terminate_handler old_terminate_ = nullptr;
 };
-/// Arms the runaway-step watchdog: a fiber step longer than `seconds` is
-/// first asked to stop (step_watchdog_fired), then abandoned as a timeout.
+/// Arms the runaway-step watchdog for the calling thread: a fiber step longer
+/// than `seconds` is first asked to stop (step_watchdog_fired), then abandoned.
 void arm_step_watchdog(double seconds);
 /// Marks the start of a fiber step for the watchdog (two relaxed stores).
 void watchdog_enter_step() noexcept;

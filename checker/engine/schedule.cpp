@@ -63,27 +63,6 @@ std::string position(const std::string& text, std::size_t byte) {
   return fmt::format("line {}, column {}", line, col);
 }
 
-// The deepest nesting of arrays and objects in `text`, scanning at most
-// until it passes `limit` (iterative: no recursion on hostile input).
-std::size_t nesting_depth(const std::string& text, std::size_t limit) {
-  std::size_t depth = 0, deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size() && deepest <= limit; ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 // An unsigned integer field that fits `max` (not a float, not negative).
 std::uint64_t unsigned_field(const nlohmann::json& j, const std::string& file, const std::string& what,
                              std::uint64_t max) {
@@ -149,6 +128,25 @@ void parse_header(const nlohmann::json& j, const std::string& file, Schedule& s)
   if (j.contains("bug")) s.bug = j["bug"];
 }
 }  // namespace
+
+std::size_t nesting_depth(const std::string& text, std::size_t limit) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size() && deepest <= limit; ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 std::string write_schedule(const Schedule& s) {
   nlohmann::json head;

@@ -31,6 +31,10 @@ inline constexpr std::size_t kMaxScheduleBytes = std::size_t{64} << 20;
 inline constexpr std::size_t kMaxScheduleDepth = 256;
 inline constexpr std::size_t kMaxScheduleSteps = std::size_t{1} << 22;
 
+/// The deepest nesting of arrays and objects in JSON `text`, scanning at most
+/// until it passes `limit` (iterative: safe on hostile input).
+std::size_t nesting_depth(const std::string& text, std::size_t limit);
+
 /// A replayable schedule. Format version 1.
 struct Schedule {
   static constexpr int kVersion = 1;

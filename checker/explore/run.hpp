@@ -36,6 +36,9 @@ struct RunConfig {
   std::optional<std::uint32_t> preemption_bound;
   bool minimize = true;               // shrink the counterexample (DESIGN.md, Counterexamples)
   std::optional<Schedule> replay;     // the schedule to follow (strategy replay)
+  std::uint32_t jobs = 0;             // dpor split into work items on N threads (0: no split)
+  std::uint32_t shard = 0;            // with shards > 0: explore only work items k % shards == shard
+  std::uint32_t shards = 0;
   StrategyDecorator decorate;         // when set, wraps the strategy (e.g. timeline capture)
 };
 

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 
+#include "checker/report/shard_summary.hpp"
+
 namespace heddle {
 namespace {
 std::string coverage(const RunResult& r) {
-  if (r.bug) return "stopped at the first bug";
+  if (r.bug && r.stopped_by == "first bug") return "stopped at the first bug";
   if (r.exhaustive) return "exhaustive";
   if (r.stopped_by == "max-executions") return "not exhaustive: max-executions budget reached";
   if (r.stopped_by == "time-limit") return "not exhaustive: time limit reached";
@@ -32,6 +34,12 @@ std::string verdict_words(const RunResult& r) {
   return r.exhaustive ? "verified, no bug in any execution" : "no bug found";
 }
 }  // namespace
+
+std::string distinct_schedule_file(const std::string& first, std::size_t k) {
+  const auto dot = first.rfind(".json");
+  const std::string stem = dot != std::string::npos && dot + 5 == first.size() ? first.substr(0, dot) : first;
+  return fmt::format("{}.bug{}.json", stem, k + 1);
+}
 
 std::string summary_line(const RunResult& r) {
   return fmt::format("summary: {}; {} execution{} explored; {}; {:.3f} s", verdict_words(r),
@@ -98,6 +106,19 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
     if (!schedule_file.empty())
       out += fmt::format("replay with: {} replay {}\n", program, schedule_file);
   }
+  if (r.distinct.size() > 1) {  // --keep-going: every other distinct bug, each minimized
+    out += fmt::format("\ndistinct bugs: {} (by kind and source sites)\n", r.distinct.size());
+    for (std::size_t k = 1; k < r.distinct.size(); ++k) {
+      const DistinctBug& d = r.distinct[k];
+      out += fmt::format("\nbug {} of {} ({} execution{}):\n", k + 1, r.distinct.size(),
+                         d.executions, d.executions == 1 ? "" : "s");
+      out += format_report(d.bug) + "\n" + format_schedule(d.schedule, &d.bug);
+      if (d.counterexample) out += counterexample_line(*d.counterexample) + "\n";
+      if (!schedule_file.empty())
+        out += fmt::format("replay with: {} replay {}\n", program,
+                           distinct_schedule_file(schedule_file, k));
+    }
+  }
   out += fmt::format("\nexecutions: {} (with a bug: {}, deadlocked: {}, sleep-set blocked: {}); "
                      "max depth: {} steps\n",
                      r.stats.executions, r.stats.buggy, r.stats.deadlocked, r.stats.sleep_blocked,
@@ -141,6 +162,14 @@ nlohmann::json summary_json(const Kernel& kernel, const Params& params, const Ru
                            {"original_steps", c.original_steps},
                            {"original_preemptions", c.original_preemptions},
                            {"minimized", c.minimized}, {"note", c.note}};
+  }
+  if (r.split) j["split"] = split_json(*r.split, r);
+  if (!r.distinct.empty()) {
+    nlohmann::json bugs = nlohmann::json::array();
+    for (const auto& d : r.distinct)
+      bugs.push_back({{"key", d.key}, {"executions", d.executions}, {"report", report_to_json(d.bug)},
+                      {"steps", d.schedule.steps.size()}});
+    j["distinct_bugs"] = bugs;
   }
   return j;
 }

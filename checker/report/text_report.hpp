@@ -13,6 +13,9 @@ namespace heddle {
 std::string format_run(const Kernel& kernel, const Params& params, const RunConfig& config,
                        const RunResult& result, const std::string& schedule_file,
                        const std::string& program = "heddle");
+/// The schedule file of distinct bug k (0-based, k > 0) of a --keep-going
+/// run whose first bug went to `first` (FILE.json -> FILE.bugK+1.json).
+std::string distinct_schedule_file(const std::string& first, std::size_t k);
 /// The one-line summary (verdict; executions; exhaustive or budget; time).
 std::string summary_line(const RunResult& result);
 /// The numbered schedule of a bug, marking the steps of the racing accesses.

@@ -151,9 +151,12 @@ TEST_CASE("usage errors of run --all exit 2 and say what to do", "[ci]") {
   auto report = fixture("run --all --filter ci/no_presets --report xml=out.xml");
   CHECK(report.code == 2);
   CHECK(report.err.find("use junit=FILE, sarif=FILE or json=FILE") != std::string::npos);
-  auto stray = fixture("run ci/no_presets --jobs 2");
+  auto stray = fixture("run ci/no_presets --report junit=x.xml");
   CHECK(stray.code == 2);
-  CHECK(stray.err.find("--jobs works with --all only") != std::string::npos);
+  CHECK(stray.err.find("--report works with --all only") != std::string::npos);
+  auto shard = fixture("run --all --shard 0/2");
+  CHECK(shard.code == 2);
+  CHECK(shard.err.find("--shard splits one kernel's run") != std::string::npos);
   auto nothing = fixture("run");
   CHECK(nothing.code == 2);
 }

@@ -239,7 +239,7 @@ TEST_CASE("integer parameters are whole decimal numbers, nothing more", "[hostil
   const Kernel& k = find_kernel("classic/indexer");
   // Found by test/fuzz/fuzz_params.cpp: an embedded NUL passed the check,
   // and an overflowing number passed as LONG_MAX, then get_int threw.
-  for (const std::string bad : {std::string("4\0x", 3), std::string("99999999999999999999"),
+  for (const std::string& bad : {std::string("4\0x", 3), std::string("99999999999999999999"),
                                 std::string(" 4"), std::string("4 "), std::string("")}) {
     INFO(bad);
     CHECK_THROWS_AS(k.resolve({{"n", bad}}), UsageError);

@@ -15,6 +15,23 @@ const auto unsync_writers = kernel("test/unsync_writers", "two threads write x[0
       spawn("T1", [=]() mutable { x.store(0, 2); });  // second write
     });
 
+const auto two_races =
+    kernel("test/two_races", "two threads write x and y, a step apart, in opposite orders")
+        .body([](const Params&) {
+          auto x = buffer<int>("x", 1), y = buffer<int>("y", 1);
+          auto& a = make<Atomic<int>>("a", 0);  // a scheduling point between the writes
+          spawn("T0", [=, &a]() mutable {
+            x.store(0, 1);
+            a.store(1);
+            y.store(0, 1);
+          });
+          spawn("T1", [=, &a]() mutable {
+            y.store(0, 2);
+            a.store(2);
+            x.store(0, 2);
+          });
+        });
+
 const auto locked_writers =
     kernel("test/locked_writers", "n threads each add to x[0] r times under one mutex")
         .param("n", 2, "threads", 1, 4)

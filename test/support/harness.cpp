@@ -23,6 +23,7 @@ Outcomes outcomes(const std::string& kernel, const std::map<std::string, std::st
                   RunConfig config) {
   const Kernel& k = find_kernel(kernel);
   config.stop_at_first_bug = false;
+  config.minimize = false;  // outcomes only: no counterexample is shown
   Outcomes o;
   o.result = explore(k, k.resolve(params), config, [&](const Execution& ex, Ending) {
     o.verdicts.insert(ex.bug() ? verdict_name(ex.bug()->kind) : "ok");

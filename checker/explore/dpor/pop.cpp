@@ -7,13 +7,26 @@
 
 namespace heddle::dpor {
 
+void PopDpor::start_at(std::vector<AgentId> prefix, std::vector<EventInfo> sleep,
+                       const CanonicalAgents& agents, const CanonicalObjects& objects) {
+  if (started_) throw std::logic_error("[heddle bug] pop: start_at after the exploration began");
+  agents_ = agents;
+  objects_ = objects;
+  prefix_ = prefix.size();
+  plan_ = std::move(prefix);
+  branch_ = prefix_;  // the root execution replays the prefix, then runs free
+  following_ = false;
+  root_sleep_.clear();
+  for (auto& e : sleep) root_sleep_.push_back(std::make_shared<const Seq>(Seq{std::move(e)}));
+}
+
 bool PopDpor::begin() {
   if (done_) return false;
   if (!started_) {  // the first execution: the root frame, no schedule
     started_ = true;
     frames_.resize(1);
     top_ = 1;
-    frames_[0].own_from = 0;
+    frames_[0].own_from = prefix_;  // the prefix has no slots: nothing branches there
   }
   depth_ = 0;
   agents_.reset();
@@ -60,25 +73,40 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
     throw std::logic_error("[heddle bug] pop: positions of an execution recorded out of order");
   f.own.emplace_back();
   Slot& s = f.own.back();
-  if (p == 0) return s;
+  if (p == prefix_) {  // the root's first free position: start_at's sleep set
+    s.sleep = root_sleep_;
+    std::size_t b = sizeof(Slot);
+    for (const auto& q : s.sleep) b += seq_bytes(*q);
+    account(top_ - 1, b);
+    return s;
+  }
   // The sleep sequences before p-1, and the branches started there before
   // this execution's, advanced over the event p-1 ran.
   const Slot& prev = slot(p - 1);
   const EventInfo x = info_at(trace, p - 1);
-  auto carry = [&](const Seq& seq) {
+  // A sequence x does not touch is kept as it is, shared with the slot
+  // before (most are: carrying them must not copy).
+  auto carry = [&](const Seq& seq, const SeqRef* shared) {
+    auto mine = [&](const EventInfo& y) { return y.agent == x.agent; };
+    if (std::none_of(seq.begin(), seq.end(), mine)) {
+      auto wakes = [&](const EventInfo& y) { return dependent(x, y); };
+      if (std::any_of(seq.begin(), seq.end(), wakes)) return;  // dropped
+      s.sleep.push_back(shared ? *shared : std::make_shared<const Seq>(seq));
+      return;
+    }
     Seq rest = seq;
     switch (step(rest, x)) {
-      case Step::kept: s.sleep.push_back(std::move(rest)); break;
+      case Step::kept: s.sleep.push_back(std::make_shared<const Seq>(std::move(rest))); break;
       case Step::dropped: break;
       case Step::completed:  // an explored branch covers this execution
         if (blocked_at_ == SIZE_MAX) blocked_at_ = p - 1;
         break;
     }
   };
-  for (const auto& seq : prev.sleep) carry(seq);
-  for (std::uint32_t t = 0; t < prev.cur; ++t) carry(prev.started[t]);
+  for (const auto& seq : prev.sleep) carry(*seq, &seq);
+  for (std::uint32_t t = 0; t < prev.cur; ++t) carry(prev.started[t], nullptr);
   std::size_t b = sizeof(Slot);
-  for (const auto& q : s.sleep) b += seq_bytes(q);
+  for (const auto& q : s.sleep) b += seq_bytes(*q);
   account(top_ - 1, b);
   return s;
 }
@@ -90,12 +118,12 @@ AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
   for (AgentId a : c.enabled) {
     const EventInfo x = pending(c, a);
     auto done = [&](const Seq& seq) { return completes(seq, x); };
-    if (std::none_of(s.sleep.begin(), s.sleep.end(), done) &&
+    if (std::none_of(s.sleep.begin(), s.sleep.end(), [&](const SeqRef& q) { return done(*q); }) &&
         std::none_of(s.started.begin(), s.started.end(), done))
       return a;
   }
-  // Every step completes an explored branch: the execution is redundant.
-  // It runs on (a strategy cannot stop it); its races past p are not analysed.
+  // Every step completes an explored branch: the execution is redundant
+  // (next() gives it up); its races past p are not analysed.
   if (blocked_at_ == SIZE_MAX) blocked_at_ = p;
   return c.enabled.front();
 }
@@ -140,6 +168,15 @@ AgentId PopDpor::next(const Choice& c) {
       }
     }
     if (!chosen) a = free_choice(p, c, *s);
+    if (blocked_at_ == p) {
+      // Every enabled step completes an explored branch: the rest of the
+      // execution is covered. It is given up here (not counted, as GenMC
+      // counts blocked executions apart); its races before p still count.
+      enabled_.resize(enabled_at_.back());
+      enabled_at_.pop_back();
+      depth_ = p;
+      return kAbandon;
+    }
   }
   EventInfo pe = pending(c, a);
   declared_.push_back(pe.footprint);
@@ -234,7 +271,8 @@ void PopDpor::record_frame(const Execution& ex) {
     ++stats_.sleep_blocked;
   else
     collect_pending(ex, t);
-  finder_.compute_clocks(t, top_ > 1 ? &frames_[top_ - 2].trace : nullptr, branch_);
+  finder_.compute_clocks(t, top_ > 1 ? &frames_[top_ - 2].trace : nullptr,
+                         top_ > 1 ? branch_ : 0);
   mark_schedule(top());
   auto& races = top().races;
   races.clear();
@@ -257,6 +295,9 @@ void PopDpor::mark_schedule(Frame& f) {
   if (top_ > 1) {  // the prefix keeps the marks it had in the frame below
     const auto& below = frames_[top_ - 2].flags;
     std::copy(below.begin(), below.begin() + static_cast<std::ptrdiff_t>(branch_), f.flags.begin());
+  } else {  // start_at's prefix: other work items own its races, as schedules do
+    const auto end = static_cast<std::ptrdiff_t>(std::min(prefix_, f.trace.real));
+    std::fill(f.flags.begin(), f.flags.begin() + end, kSchedule);
   }
   for (std::size_t p = branch_; p < followed_to_; ++p) f.flags[p] = kSchedule;
   // The head is the reversed event, the schedule's last (when it ran).
@@ -330,7 +371,7 @@ bool PopDpor::schedule(Frame& f, const Race& r) {
   // not every trace its first event can start.
   Slot& s = slot(r.i);
   auto redundant = [&](const Seq& seq) { return completed_by(seq, v_); };
-  if (std::any_of(s.sleep.begin(), s.sleep.end(), redundant) ||
+  if (std::any_of(s.sleep.begin(), s.sleep.end(), [&](const SeqRef& q) { return redundant(*q); }) ||
       std::any_of(s.started.begin(), s.started.end(), redundant))
     return false;
   Seq branch;

@@ -30,7 +30,8 @@
 // and the execution is covered once it is matched completely. A new
 // schedule that completes one is not explored; a free choice never picks a
 // step that completes one (if every enabled step does, the execution is
-// counted in sleep_blocked, which stays 0 on every test).
+// given up there and counted in sleep_blocked, not as an execution; this
+// stays 0 on every test of a whole run, and happens in split work items).
 //
 // Space: per stack frame, its trace with clocks (O(n · agents)), its races
 // (O(n^2)) and, per position, the schedules started there and the sleep
@@ -51,6 +52,7 @@
 // trace, it answers which agent runs next. It never runs fibers.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "checker/explore/dpor/canonical.hpp"
@@ -75,6 +77,12 @@ struct PopStats {
 /// The exploration state of POP over one model.
 class PopDpor {
  public:
+  /// Explores only the traces that start with `prefix` (canonical agent ids)
+  /// and that no event of `sleep` could start from there (a work item of a
+  /// split exploration, checker/explore/split.hpp), whose canonical ids come
+  /// from `agents` and `objects`. Call before begin().
+  void start_at(std::vector<AgentId> prefix, std::vector<EventInfo> sleep,
+                const CanonicalAgents& agents, const CanonicalObjects& objects);
   /// Prepares the next execution; false when every trace has been explored.
   bool begin();
   /// The agent to run at the step described by `c`.
@@ -96,8 +104,9 @@ class PopDpor {
   // the schedules of the branches started here, oldest first (a free step
   // is a schedule of one event; the running execution's is at `cur`).
   using Seq = std::vector<EventInfo>;
+  using SeqRef = std::shared_ptr<const Seq>;  // shared by the slots it is carried through
   struct Slot {
-    std::vector<Seq> sleep;    // unmatched parts of explored schedules
+    std::vector<SeqRef> sleep;  // unmatched parts of explored schedules
     std::vector<Seq> started;  // schedules started here, oldest first
     std::uint32_t cur = 0;
   };
@@ -160,6 +169,8 @@ class PopDpor {
   // its agents are enabled (following_), then choose freely.
   std::vector<AgentId> plan_;
   std::size_t branch_ = 0;
+  std::size_t prefix_ = 0;            // start_at's prefix: replayed, never reversed
+  std::vector<SeqRef> root_sleep_;    // start_at's sleep, at position prefix_
   bool following_ = false;
   std::size_t depth_ = 0;
   std::size_t followed_to_ = 0;        // positions [branch_, followed_to_) followed the plan

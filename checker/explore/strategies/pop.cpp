@@ -14,12 +14,20 @@
 #include "checker/explore/dpor/pop.hpp"
 #include "checker/engine/execution.hpp"
 #include "checker/explore/run.hpp"
+#include "checker/explore/split.hpp"
+#include "checker/engine/errors.hpp"
 
 namespace heddle {
 namespace {
 
 class Pop final : public Strategy {
  public:
+  Pop() = default;
+  /// Explores one work item of `split` only.
+  Pop(const WorkSplit& split, std::size_t k) : item_(true) {
+    const WorkItem& it = split.items[k];
+    core_->start_at(it.prefix, it.sleep, split.agents, split.objects);
+  }
   std::string name() const override { return "dpor"; }
   bool begin_execution() override {
     choices_.begin_execution();
@@ -31,6 +39,10 @@ class Pop final : public Strategy {
   }
   AgentId pick(const Choice& c) override { return core_->next(c); }
   std::uint32_t choose(std::uint32_t n, const Execution& ex) override {
+    if (item_)
+      throw UsageError(
+          "--jobs and --shard do not support data choices (heddle::choose) yet: run this kernel "
+          "without them");
     const Agent* self = ex.self();
     return choices_.value(self ? index(core_->canonical(ex, self->id)) : dpor::DataChoices::kSetup,
                           n);
@@ -60,8 +72,16 @@ class Pop final : public Strategy {
   dpor::DataChoices choices_;
   std::uint64_t sleep_blocked_ = 0;
   std::uint64_t peak_bytes_ = 0;
+  bool item_ = false;  // one work item of a split run (no data choices)
 };
 
+}  // namespace
+
+std::unique_ptr<Strategy> make_item_strategy(const WorkSplit& split, std::size_t k) {
+  return std::make_unique<Pop>(split, k);
+}
+
+namespace {
 const bool registered = [] {
   register_strategy("dpor", [](const RunConfig&) { return std::make_unique<Pop>(); });
   return true;

@@ -1,0 +1,188 @@
+// Split runs: dpor's work items (checker/explore/split.hpp) on worker
+// threads, each with its own fibers, stack pool and strategy, and results
+// put together in item order, so that they do not depend on the number of
+// threads: the executions of every item up to the first one with a bug (or
+// of all items), and that item's bug.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "checker/engine/errors.hpp"
+#include "checker/explore/loop.hpp"
+#include "checker/explore/split.hpp"
+
+namespace heddle {
+namespace {
+using Clock = std::chrono::steady_clock;
+
+// What the workers share: the items to take, in order, and the first one found buggy.
+struct Shared {
+  const Kernel& kernel;
+  const Params& params;
+  const RunConfig& config;
+  const WorkSplit& split;
+  const std::vector<std::size_t>& mine;  // the split's items this run explores
+  std::vector<LoopState>& states;        // one per entry of mine
+  ExecutionLimits limits;
+  Clock::time_point start;
+  ExecutionObserver observer;
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> cut{SIZE_MAX};  // first entry of mine with a bug, once stopping
+  std::atomic<std::uint64_t> executions{0};
+  std::mutex failed_mu;
+  std::exception_ptr failed;  // the first error a worker met (rethrown after the join)
+};
+
+// Takes items in order and explores each, until none is left.
+void work_items(Shared& sh) {
+  FaultHandlers handlers;  // this thread's signal stack
+  arm_step_watchdog(sh.config.step_timeout);
+  StackPool pool(sh.config.stack_bytes);
+  for (;;) {
+    const std::size_t pos = sh.next.fetch_add(1);
+    if (pos >= sh.mine.size() || pos > sh.cut.load()) return;
+    LoopState& st = sh.states[pos];
+    st.executions = &sh.executions;
+    auto strategy = make_item_strategy(sh.split, sh.mine[pos]);
+    auto stop = [&]() -> std::string {
+      if (pos > sh.cut.load()) return "cut";  // an earlier item has the run's bug
+      double elapsed = std::chrono::duration<double>(Clock::now() - sh.start).count();
+      return budget_spent(sh.config, sh.executions.load(std::memory_order_relaxed), elapsed);
+    };
+    run_loop(sh.kernel, sh.params, sh.config, *strategy, pool, sh.limits, sh.observer, stop, st);
+    if (st.result.bug && sh.config.stop_at_first_bug) {
+      std::size_t cur = sh.cut.load();
+      while (pos < cur && !sh.cut.compare_exchange_weak(cur, pos)) {
+      }
+    }
+  }
+}
+
+// work_items, its error kept for the main thread (every worker stops).
+void work(Shared& sh) {
+  try {
+    work_items(sh);
+  } catch (...) {
+    std::lock_guard lock(sh.failed_mu);
+    if (!sh.failed) sh.failed = std::current_exception();
+    sh.cut.store(0);
+  }
+}
+
+// Adds item result `r` to `total` (counts, depth, notes in first-seen order).
+void add(RunResult& total, const RunResult& r) {
+  RunStats& t = total.stats;
+  t.executions += r.stats.executions;
+  t.buggy += r.stats.buggy;
+  t.deadlocked += r.stats.deadlocked;
+  t.sleep_blocked += r.stats.sleep_blocked;
+  t.abandoned += r.stats.abandoned;
+  t.peak_state_bytes = std::max(t.peak_state_bytes, r.stats.peak_state_bytes);
+  t.max_depth = std::max(t.max_depth, r.stats.max_depth);
+  for (const auto& n : r.notes)
+    if (std::find(total.notes.begin(), total.notes.end(), n) == total.notes.end())
+      total.notes.push_back(n);
+}
+
+// Adds item state `st`'s distinct bugs to `into`'s (the first item's trace of each).
+void add_distinct(LoopState& st, LoopState& into) {
+  auto& all = into.result.distinct;
+  for (std::size_t k = 0; k < st.result.distinct.size(); ++k) {
+    DistinctBug& d = st.result.distinct[k];
+    auto same = [&](const DistinctBug& e) { return e.key == d.key; };
+    if (auto it = std::find_if(all.begin(), all.end(), same); it != all.end()) {
+      it->executions += d.executions;
+      continue;
+    }
+    all.push_back(std::move(d));
+    into.distinct_traces.push_back(std::move(st.distinct_traces[k]));
+  }
+}
+
+// The run's result from the items' results, in item order.
+RunResult combine(const Shared& sh) {
+  RunResult total;
+  SplitInfo info;
+  info.fingerprint = sh.split.fingerprint;
+  info.items = sh.split.items.size();
+  info.shard = sh.config.shard;
+  info.shards = sh.config.shards;
+  info.probes = sh.split.probes;
+  const std::size_t cut = sh.cut.load();
+  bool all_done = true;
+  for (std::size_t pos = 0; pos < sh.mine.size() && pos <= cut; ++pos) {
+    const RunResult& r = sh.states[pos].result;
+    add(total, r);
+    info.outcomes.push_back({sh.mine[pos], r.stats.executions, r.stats.buggy, r.stats.deadlocked,
+                             r.stats.max_depth, r.bug.has_value(), r.exhaustive});
+    all_done &= r.exhaustive;
+    if (total.stopped_by.empty() && !r.exhaustive && !r.bug) total.stopped_by = r.stopped_by;
+    if (r.bug && !total.bug) {
+      total.bug = r.bug;
+      total.verdict = r.verdict;
+      total.schedule = r.schedule;
+      info.bug_item = sh.mine[pos];
+    }
+  }
+  if (cut != SIZE_MAX) total.stopped_by = "first bug";
+  // A shard is exhaustive over its own items (its note says so); merge decides for the run.
+  total.exhaustive = all_done && cut == SIZE_MAX;
+  total.notes.push_back(fmt::format("dpor: split into {} work items", info.items));
+  if (sh.config.shards > 0)
+    total.notes.push_back(fmt::format(
+        "shard {}/{}: explored {} of the {} work items (merge the shards' summaries with "
+        "'heddle merge')",
+        sh.config.shard, sh.config.shards, sh.mine.size(), info.items));
+  total.split = std::move(info);
+  return total;
+}
+}  // namespace
+
+RunResult explore_split(const Kernel& kernel, const Params& params, const RunConfig& config,
+                        const ExecutionObserver& observer) {
+  if (config.strategy != "dpor")
+    throw UsageError(fmt::format(
+        "--jobs and --shard split the dpor strategy only, not {}: drop --strategy or them",
+        config.strategy));
+  if (config.shards > 0 && config.shard >= config.shards)
+    throw UsageError(fmt::format("--shard {}/{}: the shard index runs from 0 to {}", config.shard,
+                                 config.shards, config.shards - 1));
+  const auto start = Clock::now();
+  FaultHandlers handlers;
+  arm_step_watchdog(config.step_timeout);
+  StackPool pool(config.stack_bytes);
+  const WorkSplit split = split_work(kernel, params, config, pool);
+  std::vector<std::size_t> mine;
+  for (std::size_t k = 0; k < split.items.size(); ++k)
+    if (config.shards == 0 || k % config.shards == config.shard) mine.push_back(k);
+  std::vector<LoopState> states(mine.size());
+  std::mutex observer_mu;
+  ExecutionObserver locked;
+  if (observer)
+    locked = [&](const Execution& ex, Ending e) {
+      std::lock_guard lock(observer_mu);
+      observer(ex, e);
+    };
+  Shared sh{kernel, params, config, split, mine, states, run_limits(config, start), start, locked};
+  const std::uint32_t jobs = std::max<std::uint32_t>(1, config.jobs);
+  std::vector<std::thread> workers;
+  for (std::uint32_t j = 0; j < jobs; ++j) workers.emplace_back([&sh] { work(sh); });
+  for (auto& w : workers) w.join();
+  if (sh.failed) std::rethrow_exception(sh.failed);
+  LoopState merged;
+  merged.result = combine(sh);
+  for (std::size_t pos = 0; pos < mine.size() && pos <= sh.cut.load(); ++pos) {
+    if (merged.result.split->bug_item == mine[pos]) merged.bug_trace = states[pos].bug_trace;
+    add_distinct(states[pos], merged);
+  }
+  finish_bugs(kernel, params, config, merged, pool, sh.limits);
+  RunResult result = std::move(merged.result);
+  result.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+}  // namespace heddle

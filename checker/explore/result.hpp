@@ -1,0 +1,77 @@
+// What a run found: its counters, verdict, first bug and schedule (the
+// explorer's result, shared by sequential and split runs).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker/explore/minimize.hpp"
+#include "checker/explore/run.hpp"
+
+namespace heddle {
+
+/// Counters every run reports.
+struct RunStats {
+  std::uint64_t executions = 0;
+  std::uint64_t buggy = 0;          // executions that ended in a bug
+  std::uint64_t deadlocked = 0;     // executions that ended blocked
+  std::uint64_t sleep_blocked = 0;  // from the strategy (0 for optimal DPOR)
+  std::uint64_t abandoned = 0;      // executions the strategy gave up (not in `executions`)
+  std::uint64_t peak_state_bytes = 0;  // from the strategy: its exploration state, at most
+  std::uint32_t max_depth = 0;      // most steps in one execution
+  double seconds = 0;
+};
+
+/// What one work item of a split run found (checker/explore/split.hpp).
+struct ItemOutcome {
+  std::uint64_t item = 0;        // its index in the split
+  std::uint64_t executions = 0;
+  std::uint64_t buggy = 0;
+  std::uint64_t deadlocked = 0;
+  std::uint32_t max_depth = 0;
+  bool bug = false;              // it stopped at a bug (stop at the first bug)
+  bool done = false;             // every trace of the item explored
+};
+
+/// The split a run used, with what each of its items found.
+struct SplitInfo {
+  std::uint64_t fingerprint = 0;
+  std::uint64_t items = 0;
+  std::uint32_t shard = 0, shards = 0;  // shards == 0: every item
+  std::uint64_t probes = 0;
+  std::vector<ItemOutcome> outcomes;   // of the items explored (or cut), by index
+  std::optional<std::uint64_t> bug_item;  // the item the reported bug is from
+};
+
+/// One distinct bug of a --keep-going run: bugs are the same when their
+/// kind and source sites are (the two accesses of a race; the title otherwise).
+struct DistinctBug {
+  std::string key;
+  BugReport bug;
+  Schedule schedule;                             // minimized when it replays
+  std::optional<Counterexample> counterexample;
+  std::uint64_t executions = 0;                  // executions that ended in it
+};
+
+/// What a run found.
+struct RunResult {
+  Verdict verdict = Verdict::ok;
+  bool exhaustive = false;       // every execution covered, no budget hit
+  std::string stopped_by;        // "max-executions", "time-limit", "first bug",
+                                 // "preemption-bound", ""
+  RunStats stats;
+  std::optional<BugReport> bug;  // the first bug found
+  std::optional<Schedule> schedule;  // its replayable schedule
+  std::vector<std::string> notes;    // model notes, each once, in first-seen order
+  std::optional<std::uint64_t> seed; // the seed a randomized strategy used
+  std::optional<Counterexample> counterexample;  // sizes before/after minimization
+  std::optional<SplitInfo> split;    // set by split runs (--jobs, --shard)
+  std::vector<DistinctBug> distinct; // --keep-going: every distinct bug, in the order found
+};
+
+/// Called after each execution (tests use it to collect final states).
+using ExecutionObserver = std::function<void(const Execution&, Ending)>;
+
+}  // namespace heddle

@@ -1,0 +1,171 @@
+#include "checker/report/shard_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "checker/engine/errors.hpp"
+
+namespace heddle {
+
+nlohmann::json split_json(const SplitInfo& split, const RunResult& r) {
+  nlohmann::json j;
+  j["fingerprint"] = fmt::format("{:016x}", split.fingerprint);
+  j["items"] = split.items;
+  j["shard"] = split.shard;
+  j["shards"] = split.shards;
+  j["probes"] = split.probes;
+  nlohmann::json outcomes = nlohmann::json::array();
+  for (const auto& o : split.outcomes)
+    outcomes.push_back({o.item, o.executions, o.buggy, o.deadlocked, o.max_depth, o.bug, o.done});
+  j["outcomes"] = outcomes;  // [item, executions, buggy, deadlocked, max_depth, bug, done]
+  j["bug_item"] = split.bug_item ? nlohmann::json(*split.bug_item) : nlohmann::json();
+  j["schedule"] = r.schedule ? nlohmann::json(write_schedule(*r.schedule)) : nlohmann::json();
+  return j;
+}
+
+namespace {
+[[noreturn]] void bad(const std::string& file, const std::string& why) {
+  throw UsageError(fmt::format("heddle merge: {}: {}", file, why));
+}
+
+// Reads one summary, refusing what is too big or nested too deep to parse safely.
+nlohmann::json read_summary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad(path, fmt::format("cannot read it: {}", std::strerror(errno)));
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  if (size > 0 && static_cast<std::uint64_t>(size) > kMaxSummaryBytes)
+    bad(path, fmt::format("it is {} MiB, over heddle's limit of {} MiB",
+                          static_cast<std::uint64_t>(size) >> 20, kMaxSummaryBytes >> 20));
+  in.seekg(0, std::ios::beg);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  if (nesting_depth(text, kMaxScheduleDepth) > kMaxScheduleDepth)
+    bad(path, fmt::format("JSON nested deeper than heddle's limit of {} levels", kMaxScheduleDepth));
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) bad(path, "not JSON (a summary written by heddle run --summary-json?)");
+  if (!j.is_object() || !j.contains("split") || !j["split"].is_object())
+    bad(path, "not a shard summary: it has no \"split\" section (run with --shard I/N "
+              "--summary-json FILE)");
+  return j;
+}
+
+// Field `key` of `j` as an unsigned number at most `max`.
+std::uint64_t number(const nlohmann::json& j, const char* key, const std::string& file,
+                     std::uint64_t max = UINT64_MAX) {
+  if (!j.contains(key) || !j[key].is_number_unsigned() || j[key].get<std::uint64_t>() > max)
+    bad(file, fmt::format("\"{}\" must be a whole number from 0 to {}", key, max));
+  return j[key].get<std::uint64_t>();
+}
+
+// One item's outcome from its JSON row.
+ItemOutcome outcome(const nlohmann::json& row, const std::string& file) {
+  if (!row.is_array() || row.size() != 7) bad(file, "an outcome is not a row of 7 values");
+  for (std::size_t k = 0; k < 5; ++k)
+    if (!row[k].is_number_unsigned()) bad(file, "an outcome holds a value that is not a count");
+  if (!row[5].is_boolean() || !row[6].is_boolean()) bad(file, "an outcome's flags are not true/false");
+  return {row[0].get<std::uint64_t>(), row[1].get<std::uint64_t>(), row[2].get<std::uint64_t>(),
+          row[3].get<std::uint64_t>(),
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(row[4].get<std::uint64_t>(), UINT32_MAX)),
+          row[5].get<bool>(), row[6].get<bool>()};
+}
+
+// The header every shard of one run shares.
+std::string identity(const nlohmann::json& j) {
+  const auto& s = j["split"];
+  return nlohmann::json{j.value("kernel", nlohmann::json()), j.value("params", nlohmann::json()),
+                        j.value("strategy", nlohmann::json()), s.value("fingerprint", nlohmann::json()),
+                        s.value("items", nlohmann::json()), s.value("shards", nlohmann::json())}
+      .dump();
+}
+}  // namespace
+
+MergedRun merge_shards(const std::vector<std::string>& files) {
+  if (files.empty()) throw UsageError("heddle merge: give the summaries of every shard of one run");
+  std::vector<nlohmann::json> sums;
+  for (const auto& f : files) sums.push_back(read_summary(f));
+  const std::uint64_t shards = number(sums[0]["split"], "shards", files[0], kMaxShards);
+  const std::uint64_t items = number(sums[0]["split"], "items", files[0]);
+  if (shards == 0) bad(files[0], "the run was not sharded (--jobs only): there is nothing to merge");
+  std::map<std::uint64_t, std::size_t> by_shard;  // shard -> file
+  for (std::size_t f = 0; f < sums.size(); ++f) {
+    if (identity(sums[f]) != identity(sums[0]))
+      bad(files[f], fmt::format("it is not a shard of the same run as {} (kernel, parameters, "
+                                "strategy or work split differ: same heddle build and model?)",
+                                files[0]));
+    const std::uint64_t s = number(sums[f]["split"], "shard", files[f], shards - 1);
+    if (!by_shard.emplace(s, f).second)
+      bad(files[f], fmt::format("shard {}/{} is given twice (also {})", s, shards, files[by_shard[s]]));
+  }
+  for (std::uint64_t s = 0; s < shards; ++s)
+    if (!by_shard.count(s))
+      throw UsageError(fmt::format("heddle merge: shard {}/{} is missing: give all {} summaries",
+                                   s, shards, shards));
+  MergedRun m;
+  m.kernel = sums[0].value("kernel", "");
+  m.params = sums[0]["params"].get<std::map<std::string, std::string>>();
+  m.strategy = sums[0].value("strategy", "dpor");
+  std::map<std::uint64_t, ItemOutcome> all;
+  std::optional<std::uint64_t> bug_item;
+  std::size_t bug_file = 0;
+  for (std::size_t f = 0; f < sums.size(); ++f) {
+    const auto& s = sums[f]["split"];
+    if (!s.contains("outcomes") || !s["outcomes"].is_array()) bad(files[f], "no \"outcomes\" array");
+    for (const auto& row : s["outcomes"]) {
+      ItemOutcome o = outcome(row, files[f]);
+      if (o.item >= items || o.item % shards != number(s, "shard", files[f]))
+        bad(files[f], fmt::format("item {} is not one of this shard's", o.item));
+      if (!all.emplace(o.item, o).second) bad(files[f], fmt::format("item {} is listed twice", o.item));
+    }
+    if (s.contains("bug_item") && !s["bug_item"].is_null()) {
+      const std::uint64_t b = number(s, "bug_item", files[f], items - 1);
+      if (!bug_item || b < *bug_item) bug_item = b, bug_file = f;
+    }
+  }
+  RunResult& r = m.result;
+  const std::uint64_t last = bug_item ? *bug_item : items - 1;
+  bool complete = true;
+  for (std::uint64_t k = 0; items > 0 && k <= last; ++k) {
+    auto it = all.find(k);
+    if (it == all.end() || !it->second.done) complete = false;
+    if (it == all.end()) continue;
+    r.stats.executions += it->second.executions;
+    r.stats.buggy += it->second.buggy;
+    r.stats.deadlocked += it->second.deadlocked;
+    r.stats.max_depth = std::max(r.stats.max_depth, it->second.max_depth);
+  }
+  for (const auto& j : sums) {
+    r.stats.seconds = std::max(r.stats.seconds, j.value("stats", nlohmann::json::object()).value("seconds", 0.0));
+    for (const auto& n : j.value("notes", nlohmann::json::array()))
+      if (n.is_string() && n.get<std::string>().rfind("shard ", 0) != 0 &&
+          std::find(r.notes.begin(), r.notes.end(), n.get<std::string>()) == r.notes.end())
+        r.notes.push_back(n.get<std::string>());
+  }
+  r.notes.push_back(fmt::format("merged from {} shards", shards));
+  r.exhaustive = !bug_item && complete;
+  if (bug_item) {
+    r.stopped_by = "first bug";
+    const auto& sched = sums[bug_file]["split"]["schedule"];
+    if (!sched.is_string()) bad(files[bug_file], "its bug has no schedule");
+    m.schedule = read_schedule(sched.get<std::string>(), files[bug_file]);
+    const auto& c = sums[bug_file].value("counterexample", nlohmann::json());
+    if (c.is_object())
+      r.counterexample = Counterexample{c.value("steps", 0u), c.value("preemptions", 0u),
+                                        c.value("original_steps", 0u),
+                                        c.value("original_preemptions", 0u),
+                                        c.value("minimized", false), c.value("note", "")};
+  } else if (!complete) {
+    for (const auto& j : sums)
+      if (r.stopped_by.empty()) r.stopped_by = j.value("stopped_by", "");
+    if (r.stopped_by.empty()) r.stopped_by = "incomplete shard";
+  }
+  return m;
+}
+
+}  // namespace heddle

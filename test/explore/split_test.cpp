@@ -1,0 +1,226 @@
+// Split runs (--jobs N, --shard I/N + merge): the same executions, verdict
+// and counterexample as one sequential dpor run, whatever N.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "test/support/harness.hpp"
+
+using namespace heddle;
+
+namespace {
+using KernelParams = std::map<std::string, std::string>;
+
+RunConfig split_config(std::uint32_t jobs, std::uint32_t shard = 0, std::uint32_t shards = 0) {
+  RunConfig c;
+  c.jobs = jobs;
+  c.shard = shard;
+  c.shards = shards;
+  return c;
+}
+
+// The schedule steps of a run's reported bug, as text ("" without one).
+std::string steps_of(const RunResult& r) {
+  if (!r.schedule) return "";
+  std::string out;
+  for (const auto& s : r.schedule->steps) out += fmt::format("{}:{} ", s.agent, s.op);
+  return out;
+}
+
+// Runs every shard of `shards` in-process and sums their outcomes as merge does.
+std::uint64_t sharded_executions(const std::string& kernel, const KernelParams& p, std::uint32_t shards,
+                                 RunConfig base) {
+  std::uint64_t total = 0;
+  for (std::uint32_t s = 0; s < shards; ++s) {
+    base.shard = s;
+    base.shards = shards;
+    base.jobs = 1;
+    RunResult r = test::run(kernel, p, base);
+    REQUIRE(r.split);
+    for (const auto& o : r.split->outcomes) {
+      CHECK(o.item % shards == s);
+      CHECK(o.done);
+      total += o.executions;
+    }
+  }
+  return total;
+}
+
+const std::vector<std::pair<std::string, KernelParams>> kClassic = {
+    {"classic/lastzero", {{"n", "6"}}},   {"classic/readers", {{"n", "6"}}},
+    {"classic/indexer", {{"n", "13"}}},   {"classic/filesystem", {{"n", "16"}}},
+    {"classic/casrot", {{"n", "5"}}},     {"classic/sigma", {{"n", "4"}}},
+    {"classic/n_writers_a_reader", {{"n", "4"}}},
+    {"classic/philosophers", {{"n", "4"}, {"order", "ring"}}},
+};
+}  // namespace
+
+TEST_CASE("split: --jobs 1/2/4 and shards 1/3/7 count what one dpor run counts", "[split]") {
+  for (const auto& [kernel, p] : kClassic) {
+    INFO(kernel);
+    RunConfig seq;
+    seq.stop_at_first_bug = false;
+    const RunResult one = test::run(kernel, p, seq);
+    REQUIRE(one.exhaustive);
+    for (std::uint32_t jobs : {1u, 2u, 4u}) {
+      INFO("jobs " << jobs);
+      RunConfig c = split_config(jobs);
+      c.stop_at_first_bug = false;
+      RunResult r = test::run(kernel, p, c);
+      CHECK(r.exhaustive);
+      CHECK(r.stats.executions == one.stats.executions);
+      CHECK(r.stats.deadlocked == one.stats.deadlocked);
+      REQUIRE(r.split);
+      CHECK(r.split->items > 1);
+    }
+    for (std::uint32_t shards : {1u, 3u, 7u}) {
+      INFO("shards " << shards);
+      RunConfig c;
+      c.stop_at_first_bug = false;
+      CHECK(sharded_executions(kernel, p, shards, c) == one.stats.executions);
+    }
+  }
+}
+
+TEST_CASE("split: the same final states and verdicts as dfs on random models", "[split]") {
+  for (int seed = 1; seed <= 150; ++seed) {
+    KernelParams p = {{"seed", std::to_string(seed)},
+                {"threads", std::to_string(2 + seed % 3)},
+                {"budget", std::to_string(3 + seed % 5)},
+                {"mix", std::to_string(seed % 4)}};
+    INFO("seed " << seed);
+    RunConfig d;
+    d.strategy = "dfs";
+    auto a = test::outcomes("test/random", p, d);
+    RunConfig seq;
+    auto one = test::outcomes("test/random", p, seq);
+    auto b = test::outcomes("test/random", p, split_config(1 + seed % 3));
+    REQUIRE(b.result.exhaustive);
+    CHECK(a.final_states == b.final_states);
+    CHECK(a.verdicts == b.verdicts);
+    CHECK(b.result.stats.executions == one.result.stats.executions);
+  }
+}
+
+TEST_CASE("split: the reported bug and its counterexample do not depend on N", "[split]") {
+  std::vector<std::pair<std::string, KernelParams>> buggy = {
+      {"classic/philosophers", {{"n", "4"}, {"order", "ring"}}},
+      {"demo/lost_update", {}},
+  };
+  for (int seed = 1; buggy.size() < 12 && seed < 200; ++seed) {  // random models with a bug
+    KernelParams p = {{"seed", std::to_string(seed)}, {"threads", std::to_string(2 + seed % 3)},
+                      {"budget", std::to_string(3 + seed % 5)}, {"mix", std::to_string(seed % 4)}};
+    if (test::run("test/random", p).bug) buggy.emplace_back("test/random", p);
+  }
+  for (const auto& [kernel, p] : buggy) {
+    INFO(kernel);
+    RunResult base = test::run(kernel, p, split_config(1));
+    REQUIRE(base.bug);
+    for (std::uint32_t jobs : {2u, 4u}) {
+      RunResult r = test::run(kernel, p, split_config(jobs));
+      REQUIRE(r.bug);
+      CHECK(r.bug->title == base.bug->title);
+      CHECK(steps_of(r) == steps_of(base));
+      CHECK(r.stats.executions == base.stats.executions);
+      CHECK(r.split->bug_item == base.split->bug_item);
+    }
+  }
+}
+
+TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
+  const std::string dir = test::temp_dir();
+  auto shards = [&](const std::string& kernel_args, int n) {
+    std::string files;
+    for (int s = 0; s < n; ++s) {
+      auto r = test::cli(fmt::format("run -q {} --shard {}/{} --summary-json {}/s{}.json --out {}/c{}.json",
+                                     kernel_args, s, n, dir, s, dir, s));
+      CHECK((r.code == 0 || r.code == 1));
+      files += fmt::format(" {}/s{}.json", dir, s);
+    }
+    return files;
+  };
+  SECTION("a verified kernel: the single run's count, exhaustive") {
+    auto one = test::cli("run -q classic/lastzero --param n=6 --summary-json " + dir + "/one.json");
+    REQUIRE(one.code == 0);
+    auto merged = test::cli("merge" + shards("classic/lastzero --param n=6", 3) +
+                            " --require-exhaustive --summary-json " + dir + "/m.json");
+    INFO(merged.out << merged.err);
+    REQUIRE(merged.code == 0);
+    auto a = nlohmann::json::parse(test::slurp(dir + "/one.json"));
+    auto b = nlohmann::json::parse(test::slurp(dir + "/m.json"));
+    CHECK(b["executions"] == a["executions"]);
+    CHECK(b["verdict"] == "verified");
+    CHECK(b["exhaustive"] == true);
+  }
+  SECTION("a buggy kernel: the bug of --jobs 2, replayable") {
+    auto jobs = test::cli("run -q demo/lost_update --jobs 2 --summary-json " + dir + "/j.json --out " +
+                          dir + "/j.cex");
+    REQUIRE(jobs.code == 1);
+    auto merged = test::cli("merge" + shards("demo/lost_update", 3) + " --out " + dir +
+                            "/m.cex --summary-json " + dir + "/m.json");
+    INFO(merged.out << merged.err);
+    REQUIRE(merged.code == 1);
+    auto a = nlohmann::json::parse(test::slurp(dir + "/j.json"));
+    auto b = nlohmann::json::parse(test::slurp(dir + "/m.json"));
+    CHECK(b["executions"] == a["executions"]);
+    CHECK(b["report"] == a["report"]);
+    CHECK(b["schedule"] == a["schedule"]);
+    auto replayed = test::cli("replay " + dir + "/m.cex");
+    CHECK(replayed.code == 1);
+    CHECK(replayed.err.find("warning") == std::string::npos);
+  }
+  SECTION("bad input: a missing shard, a shard twice, another run's shard, not a summary") {
+    std::string files = shards("classic/lastzero --param n=5", 3);
+    auto missing = test::cli(fmt::format("merge {}/s0.json {}/s1.json", dir, dir));
+    CHECK(missing.code == 2);
+    CHECK_THAT(missing.err, Catch::Contains("shard 2/3 is missing"));
+    auto twice = test::cli(fmt::format("merge {}/s0.json {}/s0.json {}/s1.json", dir, dir, dir));
+    CHECK(twice.code == 2);
+    CHECK_THAT(twice.err, Catch::Contains("given twice"));
+    test::cli(fmt::format("run -q classic/lastzero --param n=4 --shard 2/3 --summary-json {}/other.json", dir));
+    auto other = test::cli(fmt::format("merge {}/s0.json {}/s1.json {}/other.json", dir, dir, dir));
+    CHECK(other.code == 2);
+    CHECK_THAT(other.err, Catch::Contains("not a shard of the same run"));
+    auto plain = test::cli(fmt::format("merge {}/c0.json", dir));
+    CHECK(plain.code == 2);
+    auto bad_shard = test::cli("run -q classic/lastzero --shard 3/3");
+    CHECK(bad_shard.code == 2);
+    CHECK_THAT(bad_shard.err, Catch::Contains("--shard 3/3"));
+    auto not_dpor = test::cli("run -q classic/lastzero --jobs 2 --strategy dfs");
+    CHECK(not_dpor.code == 2);
+    CHECK_THAT(not_dpor.err, Catch::Contains("dpor strategy only"));
+  }
+}
+
+TEST_CASE("--keep-going reports every distinct bug, each minimized, and says it covered everything",
+          "[split]") {
+  for (std::uint32_t jobs : {0u, 2u}) {
+    INFO("jobs " << jobs);
+    RunConfig c = split_config(jobs);
+    c.stop_at_first_bug = false;
+    RunResult r = test::run("test/two_races", {}, c);
+    REQUIRE(r.bug);
+    CHECK(r.exhaustive);
+    REQUIRE(r.distinct.size() == 2);
+    std::uint64_t buggy = 0;
+    std::set<std::string> titles;
+    for (const auto& d : r.distinct) {
+      buggy += d.executions;
+      titles.insert(d.bug.title);
+      CHECK(d.schedule.steps.size() <= 2);  // each race alone: at most both atomic stores
+      RunResult replayed = test::replay(d.schedule);
+      REQUIRE(replayed.bug);
+      CHECK(replayed.bug->title == d.bug.title);
+    }
+    CHECK(titles == std::set<std::string>{"data race on x[0]", "data race on y[0]"});
+    CHECK(buggy == r.stats.buggy);
+    const Kernel& k = find_kernel("test/two_races");
+    std::string text = format_run(k, k.resolve({}), c, r, "cex.json");
+    CHECK_THAT(text, Catch::Contains("distinct bugs: 2 (by kind and source sites)"));
+    CHECK_THAT(text, Catch::Contains("replay with: heddle replay cex.bug2.json"));
+    CHECK_THAT(text, Catch::Contains("; exhaustive;"));
+    CHECK(text.find("stopped at the first bug") == std::string::npos);
+  }
+}
