@@ -66,8 +66,8 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
   const Slot& prev = slot(p - 1);
   const EventInfo x = info_at(trace, p - 1);
   auto carry = [&](const Seq& seq) {
-    Seq rest = seq;
-    switch (step(rest, x)) {
+    Seq rest;  // filled only when the sequence is kept
+    switch (step(seq, x, rest)) {
       case Step::kept: s.sleep.push_back(std::move(rest)); break;
       case Step::dropped: break;
       case Step::completed:  // an explored branch covers this execution
@@ -174,9 +174,9 @@ void PopDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
   auto refine = [&](EventInfo& e) {
     if (e.agent != agents_.canon(trace[p].agent) || e.agent_event != trace[p].agent_event)
       throw std::logic_error("[heddle bug] pop: the trace ran another step than the one picked");
-    Footprint ran = trace[p].footprint;
-    objects_.canon(ran);
-    if (!same_footprint(e.footprint, ran)) e.footprint = std::move(ran);
+    if (objects_.same_as_canon(e.footprint, trace[p].footprint)) return;  // the common case
+    e.footprint = trace[p].footprint;
+    objects_.canon(e.footprint);
   };
   Slot& s = slot(p);
   refine(s.started[s.cur][0]);
