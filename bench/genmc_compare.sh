@@ -6,8 +6,8 @@
 # see the same load; the table gives min-median-max wall seconds over the
 # rounds and the ratio of the medians.
 #
-# Usage: [GENMC=/path/to/genmc] [HEDDLE=build/kernels/heddle] [ROUNDS=3]
-#        bench/genmc_compare.sh
+# Usage: [GENMC=/path/to/genmc] [GENMC_FLAGS="--disable-estimation"]
+#        [HEDDLE=build/kernels/heddle] [ROUNDS=3] bench/genmc_compare.sh
 # GENMC unset or not executable: the GenMC runs are skipped, and the table
 # says so. GenMC is not built by this repository (see bench/RESULTS.md for
 # how it was built for the recorded run); its programs are bench/genmc/*.c.
@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 heddle=${HEDDLE:-build/kernels/heddle}
 rounds=${ROUNDS:-3}
 genmc=${GENMC:-}
+genmc_flags=${GENMC_FLAGS:-}  # options for GenMC (its defaults when empty)
 if [ ! -x "$heddle" ]; then
   echo "genmc_compare: $heddle is not built (meson compile -C build)" >&2
   exit 2
@@ -31,8 +32,8 @@ workloads=(
   "lastzero(15)|classic/lastzero --param n=15|-DN=15 bench/genmc/lastzero.c|147456"
   "indexer(15)|classic/indexer --param n=15|-DN=15 bench/genmc/indexer.c|4096"
   "store_inc 3x6|classic/store_inc --param threads=3 --param rounds=2|bench/genmc/store_inc.c|169206"
-  "CUTLASS epilogue 128x256 fixed|cutlass/grouped_gemm_epilogue --preset tile_128x256_fixed||"
-  "Pallas ring, real kernel (3 devices)|--pallas test/pallas/data/ring_fixed_3.json||"
+  "CUTLASS grouped GEMM epilogue, 128x256 tile, fixed|cutlass/grouped_gemm_epilogue --preset tile_128x256_fixed||1"
+  "Pallas TPU all_reduce, 4 devices|pallas_tpu/all_reduce --param devices=4||65455"
 )
 
 # --jobs 2 (issue 17, item 2): set HEDDLE_JOBS2=1 once `heddle run` has
@@ -70,7 +71,7 @@ for ((r = 1; r <= rounds; ++r)); do
     fi
     if [ -n "$genmc" ] && [ -n "$gargs" ]; then
       # shellcheck disable=SC2086
-      timed "$tmp/g.$w" "$tmp/g.$w.out" "$genmc" $gargs
+      timed "$tmp/g.$w" "$tmp/g.$w.out" "$genmc" $genmc_flags -- $gargs
       echo "round $r $name: GenMC $(tail -n 1 "$tmp/g.$w") s, $(genmc_count "$tmp/g.$w.out") executions" >&2
     fi
   done
@@ -82,6 +83,7 @@ median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 
 echo
+echo "GenMC: ${genmc:-none} ${genmc_flags:-(default options)}"
 echo "rounds: $rounds; wall seconds min-median-max; load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 header="| workload | executions (heddle) | executions (GenMC) | heddle dpor, 1 job |"
 rule="|---|---|---|---|"
