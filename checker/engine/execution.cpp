@@ -44,6 +44,7 @@ Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits),
   name_hash_.reserve(t_agents_hint);
   object_names_.reserve(t_objects_hint);
   object_creators_.reserve(t_objects_hint);
+  described_.reserve(t_objects_hint);  // most objects describe themselves
   owned_.reserve(t_owned_hint);
   // Two arenas take turns: consecutive executions never place their
   // objects at the same addresses, so an object kept from the previous
@@ -193,14 +194,6 @@ void Execution::visible(PendingOp op) {
   publish();
 }
 
-void Execution::publish() {
-  auto& t = static_cast<ThreadAgent&>(*running_);
-  t.has_pending = true;
-  ready_[index(t.id)] = t.op.enabled.conditional() ? kAsk : kReady;
-  Fiber::suspend();
-  // Resumed by the controller: the caller now performs the operation.
-}
-
 void Execution::acquire(const SyncClock& s) {
   Agent& a = running_ ? *running_ : host_;
   a.clock.join(s.clock);
@@ -279,7 +272,10 @@ std::vector<AgentId> Execution::enabled_agents() const {
 }
 
 void Execution::record_event(Agent& a) {
-  const PendingOp& op = a.pending();
+  // Agents_ holds threads and async agents only: a thread's operation
+  // without the virtual call.
+  const PendingOp& op =
+      a.kind == Agent::Kind::thread ? static_cast<ThreadAgent&>(a).op : a.pending();
   // Built in place from its fields: value-initializing an Event first and
   // assigning them costs a block clear per step.
   trace_.emplace_back(a.id, op.name, op.object, op.has_object, op.loc, op.footprint,
@@ -305,8 +301,32 @@ void Execution::refine_access(const Access& a) {
 Ending Execution::run(Strategy& strategy) {
   strategy_ = &strategy;
   std::vector<AgentId> enabled;
+#ifndef HEDDLE_ASAN
+  // Thread steps switch into their fiber from this frame (Fiber::enter); a
+  // fault in one comes back here. Only members and `enabled` (in memory)
+  // are used after the jump back.
+  sigjmp_buf point;
+  if (int why = sigsetjmp(point, 0); why != 0) {
+    fast_step_faulted(*fast_, why);
+    if (bug_ && !limits_.finish_after_bug) return Ending::bug;
+  }
+#endif
   for (;;) {
+#ifdef HEDDLE_ASAN
     start_new_threads();
+#else
+    // start_new_threads(), with each thread's first step switched from here.
+    while (started_ < agents_.size()) {
+      Agent& a = *agents_[started_++];
+      if (a.kind != Agent::Kind::thread) continue;
+      auto& t = static_cast<ThreadAgent&>(a);
+      t.started = true;
+      begin_fast_step(t, &point);
+      t.fiber->switch_in();
+      end_fast_step(t);
+      if (bug_ && !limits_.finish_after_bug) break;  // see start_new_threads
+    }
+#endif
     if (bug_ && !limits_.finish_after_bug) return Ending::bug;
     if (!scan_enabled(enabled)) return Ending::bug;
     if (enabled.empty()) {
@@ -337,10 +357,18 @@ Ending Execution::run(Strategy& strategy) {
       throw std::logic_error("[heddle bug] strategy picked an agent that is not enabled");
     Agent& a = *agents_[index(pick)];
     record_event(a);
-    if (a.kind == Agent::Kind::thread)
-      run_thread_step(static_cast<ThreadAgent&>(a));
-    else
+    if (a.kind == Agent::Kind::thread) {
+      auto& t = static_cast<ThreadAgent&>(a);
+#ifdef HEDDLE_ASAN
+      run_thread_step(t);
+#else
+      begin_fast_step(t, &point);
+      t.fiber->switch_in();  // here, not in a callee: see Fiber::suspend
+      end_fast_step(t);
+#endif
+    } else {
       run_async_step(static_cast<AsyncAgent&>(a));
+    }
     if (bug_ && !limits_.finish_after_bug) return Ending::bug;
   }
 }

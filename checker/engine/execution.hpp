@@ -128,7 +128,14 @@ class Execution {
                : nullptr;
   }
   /// Publishes the filled pending_slot() and suspends until it is scheduled.
-  void publish();
+  /// Inline: the switch stays in the caller's frame (see Fiber::suspend).
+  void publish() {
+    auto& t = static_cast<ThreadAgent&>(*running_);
+    t.has_pending = true;
+    ready_[index(t.id)] = t.op.enabled.conditional() ? kAsk : kReady;
+    Fiber::suspend();
+    // Resumed by the controller: the caller now performs the operation.
+  }
   /// The agent running now (nullptr during setup and exit checks).
   Agent* self() noexcept { return running_; }
   const Agent* self() const noexcept { return running_; }
@@ -215,6 +222,12 @@ class Execution {
   void start_new_threads();
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
+  /// The fast thread step of run() (see Fiber::enter): before and after the
+  /// switch, which run() makes in its own frame.
+  void begin_fast_step(ThreadAgent& t, sigjmp_buf* point);
+  void end_fast_step(ThreadAgent& t);
+  /// A fault jumped back to run()'s point during the fast step of `t`.
+  void fast_step_faulted(ThreadAgent& t, int why);
   void run_async_step(AsyncAgent& a);
   /// Runs `a`'s next phase as `a` (running_ stays `a`): on a host fiber of
   /// its own (`own_fiber`, a scheduled step) or on the running thread's.
@@ -278,6 +291,7 @@ class Execution {
   std::vector<DataChoice> choices_;
   std::optional<BugReport> bug_;
   Agent* running_ = nullptr;
+  ThreadAgent* fast_ = nullptr;  // the thread of the fast step under way (run())
   HostAgent host_;  // the setup code's clocks (initial contents happen before all)
   std::uint32_t step_ = 0;
   std::size_t started_ = 0;  // agents_ below this index have been started

@@ -39,17 +39,16 @@ bool Execution::run_setup(const std::function<void()>& setup, std::uint64_t mode
 }
 
 namespace {
-// What the setup of a model (name and parameters) built, per setup choices.
+// What the setup of a model (name and parameters) built, per setup choices:
+// the names of its objects and agents, each followed by a NUL. Comparing
+// them whole is a memcmp; hashing them byte by byte cost more.
 struct SetupSeen {
-  std::uint64_t hash;
+  std::string names;
   std::string text;
 };
 thread_local std::map<std::pair<std::uint64_t, std::vector<std::uint32_t>>, SetupSeen> t_setups;
-
-std::uint64_t fnv(std::uint64_t h, const std::string& s) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return (h ^ 0xff) * 1099511628211ull;
-}
+// The names of the setup being checked (reused: no allocation per execution).
+thread_local std::string t_names;
 }  // namespace
 
 void Execution::check_setup_determinism(std::uint64_t model) {
@@ -57,9 +56,11 @@ void Execution::check_setup_determinism(std::uint64_t model) {
   // built (objects, agents) is compared with earlier executions' setups.
   std::vector<std::uint32_t> choices;  // no allocation when setup makes no choice
   for (const auto& c : choices_) choices.push_back(c.value);
-  std::uint64_t h = 14695981039346656037ull;
-  for (const auto& n : object_names_) h = fnv(h, n);
-  for (const auto& a : agents_) h = fnv(h, a->name);
+  std::string& names = t_names;
+  names.clear();
+  for (const auto& n : object_names_) names.append(n.data(), n.size() + 1);
+  names.push_back('\0');  // objects end here, agents follow
+  for (const auto& a : agents_) names.append(a->name.data(), a->name.size() + 1);
   auto text = [&] {
     return fmt::format("{} objects{}{} and {} agents{}{}", object_names_.size(),
                        object_names_.empty() ? "" : ", the last ",
@@ -67,12 +68,13 @@ void Execution::check_setup_determinism(std::uint64_t model) {
                        agents_.empty() ? "" : ", the last ", agents_.empty() ? "" : agents_.back()->name);
   };
   if (t_setups.size() > 4096) t_setups.clear();
-  auto [it, fresh] = t_setups.try_emplace({model, std::move(choices)}, SetupSeen{h, ""});
+  auto [it, fresh] = t_setups.try_emplace({model, std::move(choices)});
   if (fresh) {
+    it->second.names = names;
     it->second.text = text();
     return;
   }
-  if (it->second.hash == h) return;
+  if (it->second.names == names) return;
   fail(Verdict::model_error, "kernel setup is not deterministic",
        {fmt::format("this execution's setup built {}; an earlier one, with the same parameters "
                     "and choices, built {}",

@@ -56,6 +56,29 @@ void Execution::run_thread_step(ThreadAgent& t) {
   if (why != FiberFault::none) handle_fault(t, why);
 }
 
+void Execution::begin_fast_step(ThreadAgent& t, sigjmp_buf* point) {
+  // run_thread_step up to the switch.
+  fast_ = &t;
+  running_ = &t;
+  t.has_pending = false;
+  ready_[index(t.id)] = kIdle;
+  watchdog_enter_step();
+  t.fiber->enter(point);
+}
+
+void Execution::end_fast_step(ThreadAgent& t) {
+  t.fiber->leave();
+  watchdog_leave_step();
+  running_ = nullptr;
+}
+
+void Execution::fast_step_faulted(ThreadAgent& t, int why) {
+  t.fiber->faulted(why);
+  watchdog_leave_step();
+  running_ = nullptr;
+  handle_fault(t, static_cast<FiberFault>(why));
+}
+
 void Execution::handle_fault(ThreadAgent& t, FiberFault why) {
   t.finished = true;
   t.has_pending = false;

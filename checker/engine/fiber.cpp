@@ -19,15 +19,7 @@
 
 // AddressSanitizer must be told of every stack switch (its fiber API, in
 // sanitizer/common_interface_defs.h), or it takes a fiber stack for a
-// corrupt thread stack at the first exception. GCC defines
-// __SANITIZE_ADDRESS__; clang answers __has_feature(address_sanitizer).
-#if defined(__SANITIZE_ADDRESS__)
-#define HEDDLE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HEDDLE_ASAN 1
-#endif
-#endif
+// corrupt thread stack at the first exception (HEDDLE_ASAN: fiber.hpp).
 #ifdef HEDDLE_ASAN
 #include <sanitizer/common_interface_defs.h>
 #include <sanitizer/lsan_interface.h>
@@ -174,9 +166,6 @@ struct FiberStackRef {
   void deallocate(boost::context::stack_context& sc) noexcept { pool->deallocate(sc); }
 };
 
-namespace {
-thread_local Fiber* t_running = nullptr;
-}  // namespace
 
 Fiber::Fiber(StackPool& pool) : pool_(pool) {
   context_ = boost::context::fiber(
@@ -215,12 +204,13 @@ Fiber::~Fiber() {
 
 void Fiber::arrived() noexcept { asan_finish(fake_stack_, &caller_bottom_, &caller_size_); }
 
-void Fiber::switch_out() {
+void Fiber::switch_out_announced() {
   asan_start(&fake_stack_, caller_bottom_, caller_size_);
   *caller_ = std::move(*caller_).resume();
   arrived();
-  if (unwinding_) throw FiberUnwind{};
 }
+
+void Fiber::throw_unwind() { throw FiberUnwind{}; }
 
 void Fiber::start(Entry entry, void* arg) {
   if (!idle()) throw std::logic_error("[heddle bug] a fiber was started while it runs a body");
@@ -243,7 +233,7 @@ void StackPool::give_back(std::unique_ptr<Fiber> f) noexcept {
 FiberFault Fiber::resume() {
   sigjmp_buf here;
   sigjmp_buf* outer = t_fault.resume_point;
-  Fiber* outer_fiber = t_running;
+  Fiber* outer_fiber = detail::running_fiber;
   // No mask save: the handlers run with SA_NODEFER, so nothing is blocked.
   void* fake = nullptr;  // the resumer's fake stack while the fiber runs
   int why = sigsetjmp(here, 0);
@@ -257,23 +247,42 @@ FiberFault Fiber::resume() {
     __lsan_register_root_region(stack_bottom_, stack_size_);
 #endif
     t_fault.resume_point = outer;
-    t_running = outer_fiber;
+    detail::running_fiber = outer_fiber;
     faulted_ = true;
     finished_ = true;
     return static_cast<FiberFault>(why);
   }
   t_fault.resume_point = &here;
   t_fault.pool = &pool_;
-  t_running = this;
+  detail::running_fiber = this;
   asan_start(&fake, stack_bottom_, stack_size_);
   context_ = std::move(context_).resume();
   asan_finish(fake, nullptr, nullptr);
   t_fault.resume_point = outer;
-  t_running = outer_fiber;
+  detail::running_fiber = outer_fiber;
   return FiberFault::none;
 }
 
-void Fiber::suspend() { t_running->switch_out(); }
+void Fiber::enter(sigjmp_buf* point) noexcept {
+  outer_point_ = t_fault.resume_point;
+  outer_fiber_ = detail::running_fiber;
+  t_fault.resume_point = point;
+  t_fault.pool = &pool_;
+  detail::running_fiber = this;
+}
+
+void Fiber::leave() noexcept {
+  t_fault.resume_point = outer_point_;
+  detail::running_fiber = outer_fiber_;
+}
+
+void Fiber::faulted(int) noexcept {
+  // As resume() does after a fault (no ASan here: its builds never enter()).
+  t_fault.resume_point = outer_point_;
+  detail::running_fiber = outer_fiber_;
+  faulted_ = true;
+  finished_ = true;
+}
 
 FaultHandlers::FaultHandlers() : altstack_(new char[kAltStackBytes]) {
   // One alternate stack per thread that runs fibers (each builds its own

@@ -12,9 +12,25 @@
 #include <string>
 #include <vector>
 
+// AddressSanitizer must be told of every stack switch (fiber.cpp); its
+// builds keep every switch out of line. GCC defines __SANITIZE_ADDRESS__;
+// clang answers __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define HEDDLE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HEDDLE_ASAN 1
+#endif
+#endif
+
 namespace heddle {
 
 class Fiber;
+
+namespace detail {
+/// The fiber running on this OS thread (nullptr: none).
+inline thread_local Fiber* running_fiber = nullptr;
+}  // namespace detail
 
 /// A pool of mmap'd stacks, each with an inaccessible guard page below it,
 /// and of idle fibers on them. Both are reused across executions, so a step
@@ -80,8 +96,26 @@ class Fiber {
   /// Runs the fiber until its next `suspend()` or the end of its body.
   /// Returns FiberFault::none on a normal switch back.
   FiberFault resume();
-  /// Called from inside the fiber: switches back to the resumer.
-  static void suspend();
+  /// Called from inside the fiber: switches back to the resumer. Inline, so
+  /// that the switch sits in the model's own frame: every frame between a
+  /// switch and the code that runs on after it costs a mispredicted return
+  /// (the return stack holds the other stack's addresses), about as much as
+  /// the switch itself (bench/RESULTS.md, issue 17).
+  static void suspend() { detail::running_fiber->switch_out(); }
+
+  // The controller's fast resume (Execution::run, without ASan): the caller
+  // has set `point` with sigsetjmp in its own frame, then calls enter(point),
+  // switch_in() (the switch, inline in the caller's frame) and leave(). A
+  // fault in the fiber jumps to `point` instead; the caller then calls
+  // faulted(why). Same effects as resume().
+  /// Before the switch: a fault now jumps to `point`.
+  void enter(sigjmp_buf* point) noexcept;
+  /// Switches into the fiber until it suspends or its body returns.
+  void switch_in() { context_ = std::move(context_).resume(); }
+  /// After a normal switch back.
+  void leave() noexcept;
+  /// After a fault jumped back to enter()'s point: the fiber is abandoned.
+  void faulted(int why) noexcept;
   /// True once the current body has returned (or the fiber faulted).
   bool finished() const noexcept { return finished_; }
   bool faulted() const noexcept { return faulted_; }
@@ -93,7 +127,17 @@ class Fiber {
   friend struct FiberStackRef;
   /// Inside the fiber: switches to the resumer and back, announcing both
   /// stack switches to AddressSanitizer; throws FiberUnwind when destroyed.
-  void switch_out();
+  void switch_out() {
+#ifdef HEDDLE_ASAN
+    switch_out_announced();
+#else
+    *caller_ = std::move(*caller_).resume();
+#endif
+    if (unwinding_) throw_unwind();
+  }
+  /// switch_out() with the switches announced to AddressSanitizer.
+  void switch_out_announced();
+  [[noreturn]] static void throw_unwind();
   /// Inside the fiber, on arrival: announces the switch to ASan.
   void arrived() noexcept;
 
@@ -113,6 +157,9 @@ class Fiber {
   const void* caller_bottom_ = nullptr;
   std::size_t caller_size_ = 0;
   void* fake_stack_ = nullptr;
+  // enter()'s saved state, restored by leave() or faulted().
+  sigjmp_buf* outer_point_ = nullptr;
+  Fiber* outer_fiber_ = nullptr;
 };
 
 /// Thrown inside a fiber that is being destroyed, to unwind its body; model

@@ -1,7 +1,9 @@
 // Visible operations: what an agent publishes before it runs one.
 #pragma once
-#include <boost/container/small_vector.hpp>
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 #include <source_location>
 #include <string>
 
@@ -90,8 +92,164 @@ constexpr bool conflicts(const Access& x, const Access& y) noexcept {
          (x.update == 0 || x.update != y.update);
 }
 
-/// The objects one operation touches.
-using Footprint = boost::container::small_vector<Access, 2>;
+/// The objects one operation touches: a small vector of accesses, two
+/// inline (almost every operation touches one or two objects). Every step
+/// copies footprints several times (the trace, DPOR's records), so a copy
+/// of up to two entries is a fixed-size copy, not a call to memmove as in
+/// boost::container::small_vector (bench/RESULTS.md, issue 17).
+/// Invariant: entries live in inline_ while size_ <= kInline and heap_ is
+/// null, else in heap_ (capacity cap_).
+class Footprint {
+ public:
+  using value_type = Access;
+  using size_type = std::size_t;
+  using iterator = Access*;
+  using const_iterator = const Access*;
+  using reference = Access&;
+  using const_reference = const Access&;
+  static constexpr std::uint32_t kInline = 2;
+
+  Footprint() noexcept = default;
+  Footprint(std::initializer_list<Access> list) {
+    reserve(list.size());
+    for (const Access& a : list) push_back(a);
+  }
+  Footprint(const Footprint& other) { copy_from(other); }
+  Footprint(Footprint&& other) noexcept { steal(other); }
+  Footprint& operator=(const Footprint& other) {
+    if (this != &other) {
+      size_ = 0;
+      if (other.size_ <= cap_) {  // fits: copy in place, keeping any heap storage
+        std::copy(other.data(), other.data() + other.size_, data());
+        size_ = other.size_;
+      } else {
+        release();
+        copy_from(other);
+      }
+    }
+    return *this;
+  }
+  Footprint& operator=(Footprint&& other) noexcept {
+    if (this != &other) {
+      release();
+      steal(other);
+    }
+    return *this;
+  }
+  ~Footprint() { release(); }
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t capacity() const noexcept { return cap_; }
+  Access* data() noexcept { return heap_ != nullptr ? heap_ : inline_; }
+  const Access* data() const noexcept { return heap_ != nullptr ? heap_ : inline_; }
+  Access* begin() noexcept { return data(); }
+  Access* end() noexcept { return data() + size_; }
+  const Access* begin() const noexcept { return data(); }
+  const Access* end() const noexcept { return data() + size_; }
+  Access& operator[](std::size_t k) noexcept { return data()[k]; }
+  const Access& operator[](std::size_t k) const noexcept { return data()[k]; }
+  Access& front() noexcept { return data()[0]; }
+  const Access& front() const noexcept { return data()[0]; }
+  Access& back() noexcept { return data()[size_ - 1]; }
+  const Access& back() const noexcept { return data()[size_ - 1]; }
+
+  void clear() noexcept { size_ = 0; }
+  void reserve(std::size_t n) {
+    if (n > cap_) grow(n);
+  }
+  void push_back(const Access& a) {
+    if (size_ == cap_) grow(2 * static_cast<std::size_t>(cap_));
+    data()[size_++] = a;
+  }
+  template <class... A>
+  Access& emplace_back(A&&... args) {
+    push_back(Access{std::forward<A>(args)...});
+    return back();
+  }
+  void pop_back() noexcept { --size_; }
+  void resize(std::size_t n) {
+    reserve(n);
+    for (std::size_t k = size_; k < n; ++k) data()[k] = Access{};
+    size_ = static_cast<std::uint32_t>(n);
+  }
+  Access* insert(const Access* pos, const Access& a) {
+    const Access copy = a;  // `a` may be an entry of this footprint
+    const std::size_t at = static_cast<std::size_t>(pos - data());
+    if (size_ == cap_) grow(2 * static_cast<std::size_t>(cap_));
+    Access* d = data();
+    std::copy_backward(d + at, d + size_, d + size_ + 1);
+    d[at] = copy;
+    ++size_;
+    return d + at;
+  }
+  template <class It>
+  Access* insert(const Access* pos, It first, It last) {
+    const std::size_t at = static_cast<std::size_t>(pos - data());
+    Footprint added;
+    for (; first != last; ++first) added.push_back(*first);
+    reserve(size_ + added.size_);
+    Access* d = data();
+    std::copy_backward(d + at, d + size_, d + size_ + added.size_);
+    std::copy(added.begin(), added.end(), d + at);
+    size_ += added.size_;
+    return d + at;
+  }
+  Access* erase(const Access* first, const Access* last) noexcept {
+    Access* d = data();
+    Access* f = d + (first - d);
+    Access* l = d + (last - d);
+    std::copy(l, d + size_, f);
+    size_ -= static_cast<std::uint32_t>(l - f);
+    return f;
+  }
+  Access* erase(const Access* pos) noexcept { return erase(pos, pos + 1); }
+
+ private:
+  void copy_from(const Footprint& other) {
+    if (other.size_ <= kInline) {
+      // Both inline entries, whatever the size: a fixed copy the compiler inlines.
+      inline_[0] = other.data()[0];
+      inline_[1] = other.data()[1];
+      size_ = other.size_;
+      return;
+    }
+    heap_ = new Access[other.size_];
+    cap_ = other.size_;
+    std::copy(other.heap_, other.heap_ + other.size_, heap_);
+    size_ = other.size_;
+  }
+  void steal(Footprint& other) noexcept {
+    if (other.heap_ == nullptr) {
+      inline_[0] = other.inline_[0];
+      inline_[1] = other.inline_[1];
+    } else {
+      heap_ = other.heap_;
+      cap_ = other.cap_;
+      other.heap_ = nullptr;
+      other.cap_ = kInline;
+    }
+    size_ = other.size_;
+    other.size_ = 0;
+  }
+  void release() noexcept {
+    delete[] heap_;
+    heap_ = nullptr;
+    cap_ = kInline;
+  }
+  void grow(std::size_t n) {
+    auto* bigger = new Access[n];
+    std::copy(data(), data() + size_, bigger);
+    delete[] heap_;
+    heap_ = bigger;
+    cap_ = static_cast<std::uint32_t>(n);
+  }
+
+  Access inline_[kInline] = {};
+  Access* heap_ = nullptr;
+  std::uint32_t size_ = 0;
+  std::uint32_t cap_ = kInline;
+};
 
 /// True when two footprints conflict: some pair of their entries does.
 /// Inline: DPOR's race analysis calls it for every candidate pair.

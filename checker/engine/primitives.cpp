@@ -23,35 +23,17 @@ std::string Barrier::describe() const {
 
 const std::string& SyncObject::name() const { return Execution::current().object_name(id_); }
 
-void SyncObject::visible(const char* op, bool write, std::source_location loc,
-                         EnabledRef enabled, std::int8_t token) {
-  auto& ex = Execution::current();
-  if (serial_ != ex.serial()) throw stale_object_error("sync object", loc);
-  PendingOp* p = ex.pending_slot();
-  if (p == nullptr) return;  // setup or an async phase: nothing to schedule
-  p->name = op;
-  p->object = id_;
-  p->has_object = true;
-  p->loc = loc;
-  p->footprint.clear();
-  p->footprint.push_back(Access{id_, 0, 1, write, token});
-  p->enabled = enabled;
-  ex.publish();
-}
+void SyncObject::stale(std::source_location loc) { throw stale_object_error("sync object", loc); }
 
-void SyncObject::visible(const char* op, const Access& a, std::source_location loc,
-                         EnabledRef enabled) {
-  auto& ex = Execution::current();
-  PendingOp* p = ex.pending_slot();
-  if (p == nullptr) return;
-  p->name = op;
-  p->object = id_;
-  p->has_object = true;
-  p->loc = loc;
-  p->footprint.clear();
-  p->footprint.push_back(a);
-  p->enabled = enabled;
-  ex.publish();
+void SyncObject::fill(PendingOp& p, const char* op, const Access& a, std::source_location loc,
+                      EnabledRef enabled) const {
+  p.name = op;
+  p.object = id_;
+  p.has_object = true;
+  p.loc = loc;
+  p.footprint.clear();
+  p.footprint.push_back(a);
+  p.enabled = enabled;
 }
 
 void Mutex::lock(std::source_location loc) {

@@ -32,14 +32,34 @@ class SyncObject : public Describable {
  protected:
   /// Publishes a visible operation on this object and suspends until it is
   /// scheduled; `enabled` must stay valid while the caller is suspended.
+  /// Inline, so that the fiber switch sits in the model's frame (see
+  /// Fiber::suspend).
   void visible(const char* op, bool write, std::source_location loc, EnabledRef enabled = {},
-               std::int8_t token = 0);
+               std::int8_t token = 0) {
+    auto& ex = Execution::current();
+    if (serial_ != ex.serial()) stale(loc);
+    publish(ex, op, Access{id_, 0, 1, write, token}, loc, enabled);
+  }
   /// Same, with the footprint entry `a` on this object (an update, a phase range).
-  void visible(const char* op, const Access& a, std::source_location loc, EnabledRef enabled = {});
-  /// Same for an operation that may touch several objects (await).
+  void visible(const char* op, const Access& a, std::source_location loc, EnabledRef enabled = {}) {
+    publish(Execution::current(), op, a, loc, enabled);
+  }
   ObjectId id_;
   std::uint64_t serial_;  // Execution::serial() of the execution that made it
   SyncClock sync_;
+
+ private:
+  void publish(Execution& ex, const char* op, const Access& a, std::source_location loc,
+               EnabledRef enabled) {
+    PendingOp* p = ex.pending_slot();
+    if (p == nullptr) return;  // setup or an async phase: nothing to schedule
+    fill(*p, op, a, loc, enabled);  // a call that returns before the switch costs nothing extra
+    ex.publish();
+  }
+  void fill(PendingOp& p, const char* op, const Access& a, std::source_location loc,
+            EnabledRef enabled) const;
+  /// Throws the error for an object kept from an earlier execution.
+  [[noreturn]] static void stale(std::source_location loc);
 };
 
 /// An atomic variable: every access is a visible operation.

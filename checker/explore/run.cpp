@@ -28,8 +28,14 @@ Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strat
   };
   mix(kernel.name);
   for (const auto& [k, v] : params.values()) mix(k), mix(v);
-  const std::string where_words =
-      fmt::format("in the setup (body) of kernel {}, declared at {}", kernel.name, kernel.at);
+  // Formatted once per kernel and OS thread, not once per execution.
+  thread_local std::string words_name, words_at, where_words;
+  if (where_words.empty() || words_name != kernel.name || words_at != kernel.at) {
+    words_name = kernel.name;
+    words_at = kernel.at;
+    where_words =
+        fmt::format("in the setup (body) of kernel {}, declared at {}", kernel.name, kernel.at);
+  }
   if (!ex.run_setup([&] { kernel.setup(params); }, model, where_words)) return Ending::bug;
   try {
     return ex.run(strategy);

@@ -1,5 +1,6 @@
 // Small classic DPOR benchmarks: casrot (RCMC), n_writers_a_reader (TRACER),
-// sigma (SV-COMP sigma.c), philosophers (written for the reference study).
+// sigma (SV-COMP sigma.c), philosophers (written for the reference study),
+// store_inc (the small-graph point of the GenMC comparison, bench/genmc/).
 // Counts are in shared/reference/dpor-benchmarks.md.
 #include <string>
 #include <vector>
@@ -82,6 +83,28 @@ const Registration philosophers =
               fork[b]->unlock();
             });
           }
+        });
+
+// The small-graph benchmark of issue 17 (bench/genmc/store_inc.c is the
+// same program for GenMC): many short executions of few operations each.
+// Every trace is one order of the stores and loads that conflict; at 3
+// threads and 2 rounds (6 operations a thread) there are 169,206.
+const Registration store_inc =
+    kernel("classic/store_inc", "each thread sets x, then adds 1 to y by a separate load and store")
+        .param("threads", 2, "threads", 1, 6)
+        .param("rounds", 1, "times each thread does both", 1, 4)
+        .body([](const Params& p) {
+          const int threads = static_cast<int>(p.get_int("threads"));
+          const int rounds = static_cast<int>(p.get_int("rounds"));
+          auto& x = make<Atomic<int>>("x", 0);
+          auto& y = make<Atomic<int>>("y", 0);
+          for (int t = 1; t <= threads; ++t)
+            spawn("T" + std::to_string(t), [&x, &y, t, rounds] {
+              for (int k = 0; k < rounds; ++k) {
+                x.store(t);
+                y.store(y.load() + 1);
+              }
+            });
         });
 
 }  // namespace

@@ -32,10 +32,10 @@ class CanonicalAgents {
     rank_.clear();
     roots_ = 0;
   }
-  /// Gives canonical ids to the agents `ex` created since the last call.
+  /// Gives canonical ids to the agents `ex` created since the last call
+  /// (POP calls this at every step: the test is inline, the work is not).
   void sync(const Execution& ex) {
-    const auto& agents = ex.agents();
-    for (std::size_t a = to_canon_.size(); a < agents.size(); ++a) add(ex, *agents[a]);
+    if (to_canon_.size() < ex.agents().size()) sync_new(ex);
   }
   /// The canonical id of agent `a` of the running execution.
   AgentId canon(AgentId a) const { return AgentId{to_canon_[index(a)]}; }
@@ -46,10 +46,12 @@ class CanonicalAgents {
     EventInfo e;
     e.agent = canon(a);
     e.agent_event = ag.events;
-    e.footprint = ag.pending().footprint;
-    if (ag.kind == Agent::Kind::thread) {
-      e.conditional = ag.pending().enabled.conditional();
+    if (ag.kind == Agent::Kind::thread) {  // its operation without a virtual call
+      const PendingOp& op = static_cast<const ThreadAgent&>(ag).op;
+      e.footprint = op.footprint;
+      e.conditional = op.enabled.conditional();
     } else {
+      e.footprint = ag.pending().footprint;
       const auto& as = static_cast<const AsyncAgent&>(ag);
       e.conditional = static_cast<bool>(as.phases[as.next].enabled);
     }
@@ -69,6 +71,10 @@ class CanonicalAgents {
   }
 
  private:
+  void sync_new(const Execution& ex) {
+    const auto& agents = ex.agents();
+    for (std::size_t a = to_canon_.size(); a < agents.size(); ++a) add(ex, *agents[a]);
+  }
   void add(const Execution& ex, const Agent& a) {
     std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> key;
     if (a.created_by < 0) {  // the common case, kept out of the map
@@ -114,6 +120,29 @@ class CanonicalObjects {
   /// Gives canonical ids to the objects `ex` registered since the last
   /// call; `agents` must know their creators already.
   void sync(const Execution& ex, const CanonicalAgents& agents) {
+    if (to_canon_.size() < ex.object_count()) sync_new(ex, agents);
+  }
+  /// Rewrites `fp`'s objects to canonical ids.
+  void canon(Footprint& fp) const {
+    for (auto& a : fp) a.object = ObjectId{to_canon_[index(a.object)]};
+  }
+  /// True when `canonical` (objects by canonical id) lists the accesses of
+  /// the engine footprint `fp`, in order: same_footprint after canon(), with
+  /// no copy (POP checks every step's footprint against its declaration).
+  bool same_as_canon(const Footprint& canonical, const Footprint& fp) const noexcept {
+    if (canonical.size() != fp.size()) return false;
+    for (std::size_t k = 0; k < fp.size(); ++k) {
+      const Access& x = canonical[k];
+      const Access& y = fp[k];
+      if (x.object != ObjectId{to_canon_[index(y.object)]} || x.lo != y.lo || x.hi != y.hi ||
+          x.write != y.write || x.token != y.token || x.before != y.before || x.update != y.update)
+        return false;
+    }
+    return true;
+  }
+
+ private:
+  void sync_new(const Execution& ex, const CanonicalAgents& agents) {
     for (std::size_t o = to_canon_.size(); o < ex.object_count(); ++o) {
       const std::uint32_t by = ex.object_creator(ObjectId{static_cast<std::uint32_t>(o)});
       if (by == Execution::kNoCreator) {
@@ -125,12 +154,6 @@ class CanonicalObjects {
       to_canon_.push_back(fresh({index(agents.canon(AgentId{by})), per_agent_[by]++}));
     }
   }
-  /// Rewrites `fp`'s objects to canonical ids.
-  void canon(Footprint& fp) const {
-    for (auto& a : fp) a.object = ObjectId{to_canon_[index(a.object)]};
-  }
-
- private:
   std::uint32_t fresh(std::pair<std::uint32_t, std::uint32_t> key) {
     return ids_.try_emplace(key, static_cast<std::uint32_t>(ids_.size())).first->second;
   }

@@ -94,8 +94,8 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
       s.sleep.push_back(shared ? *shared : std::make_shared<const Seq>(seq));
       return;
     }
-    Seq rest = seq;
-    switch (step(rest, x)) {
+    Seq rest;  // filled only when the sequence is kept
+    switch (step(seq, x, rest)) {
       case Step::kept: s.sleep.push_back(std::make_shared<const Seq>(std::move(rest))); break;
       case Step::dropped: break;
       case Step::completed:  // an explored branch covers this execution
@@ -211,9 +211,9 @@ void PopDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
   auto refine = [&](EventInfo& e) {
     if (e.agent != agents_.canon(trace[p].agent) || e.agent_event != trace[p].agent_event)
       throw std::logic_error("[heddle bug] pop: the trace ran another step than the one picked");
-    Footprint ran = trace[p].footprint;
-    objects_.canon(ran);
-    if (!same_footprint(e.footprint, ran)) e.footprint = std::move(ran);
+    if (objects_.same_as_canon(e.footprint, trace[p].footprint)) return;  // the common case
+    e.footprint = trace[p].footprint;
+    objects_.canon(e.footprint);
   };
   Slot& s = slot(p);
   refine(s.started[s.cur][0]);

@@ -85,6 +85,26 @@ Step step(std::vector<EventInfo>& rest, const EventInfo& x) {
   return Step::kept;
 }
 
+Step step(const std::vector<EventInfo>& seq, const EventInfo& x, std::vector<EventInfo>& rest) {
+  // step(rest, x) on a copy of seq, without making the copy when the
+  // sequence is dropped or completed.
+  for (std::size_t t = 0; t < seq.size(); ++t) {
+    if (seq[t].agent != x.agent) continue;
+    if (!same_step(seq[t], x)) return Step::dropped;
+    for (std::size_t k = 0; k < t; ++k)
+      if (dependent(seq[k], seq[t])) return Step::dropped;
+    if (seq.size() == 1) return Step::completed;
+    rest.reserve(seq.size() - 1);
+    rest.assign(seq.begin(), seq.begin() + static_cast<std::ptrdiff_t>(t));
+    rest.insert(rest.end(), seq.begin() + static_cast<std::ptrdiff_t>(t) + 1, seq.end());
+    return Step::kept;
+  }
+  for (const auto& y : seq)
+    if (dependent(x, y)) return Step::dropped;
+  rest = seq;
+  return Step::kept;
+}
+
 bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept {
   return rest.size() == 1 && same_step(rest[0], x);
 }
@@ -141,7 +161,8 @@ void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, s
     std::copy(parent->clocks.begin(),
               parent->clocks.begin() + static_cast<std::ptrdiff_t>(from * agents), t.clocks.begin());
   }
-  std::vector<std::int32_t> last(agents, -1);
+  std::vector<std::int32_t>& last = last_;
+  last.assign(agents, -1);
   for (std::size_t k = 0; k < n; ++k) {
     const EventInfo& e = t.events[k];
     t.prev_pos[k] = last[index(e.agent)];

@@ -64,6 +64,9 @@ enum class Step { kept, dropped, completed };
 /// it, while every event outside u is independent of what u still needs and
 /// u's own events run without reversing one of u's dependencies.
 Step step(std::vector<EventInfo>& rest, const EventInfo& x);
+/// The same, leaving `seq` as it is: when it is kept, `rest` becomes what
+/// is left of it (copied only then).
+Step step(const std::vector<EventInfo>& seq, const EventInfo& x, std::vector<EventInfo>& rest);
 /// True when running x would complete sleep sequence `rest`.
 bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept;
 /// True when running the events `v` in order completes `seq`.
@@ -97,6 +100,7 @@ class RaceFinder {
 
   ObjectIndex objects_;  // positions per object of the trace analysed
   std::vector<std::uint32_t> cand_;
+  std::vector<std::int32_t> last_;  // compute_clocks: each agent's last position so far
 };
 
 }  // namespace heddle::dpor
