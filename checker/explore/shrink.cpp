@@ -4,6 +4,7 @@
 #include <set>
 
 #include "checker/engine/errors.hpp"
+#include "checker/explore/follow.hpp"
 #include "checker/explore/run.hpp"
 
 namespace heddle {

@@ -15,7 +15,8 @@
 #include <optional>
 #include <vector>
 
-#include "checker/explore/minimize.hpp"
+#include "checker/explore/bug_trace.hpp"
+#include "checker/registry.hpp"
 
 namespace heddle {
 
