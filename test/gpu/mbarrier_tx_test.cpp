@@ -6,17 +6,13 @@
 
 #include "models/gpu/gpu.hpp"
 #include "test/support/harness.hpp"
+#include "test/support/mentions.hpp"
 
 using namespace heddle;
 using namespace heddle::gpu;
 
 namespace {
-bool mentions(const BugReport& b, const std::string& text) {
-  if (b.title.find(text) != std::string::npos) return true;
-  for (const auto& d : b.details)
-    if (d.find(text) != std::string::npos) return true;
-  return false;
-}
+using test::mentions;
 
 // test/mbarrier_tx: a producer expects `expect` bytes and issues `loads`
 // 16-byte bulk loads; the consumer waits the phase and reads.
