@@ -92,8 +92,18 @@ void Execution::report_deadlock() {
   for (const auto& a : agents_) {
     if (a->finished) continue;
     const auto& op = a->pending();
-    b.details.push_back(fmt::format("{} blocked at {} at {}", a->name,
-                                    describe(op.name, op.object, op.has_object), where(op.loc)));
+    std::string line = fmt::format("{} blocked at {} at {}", a->name,
+                                   describe(op.name, op.object, op.has_object), where(op.loc));
+    // The state of what it waits on (an mbarrier's phase, pending arrivals
+    // and tx-count; a semaphore's count), as replay --steps shows it.
+    if (op.has_object)
+      for (const auto& [id, d] : described_)
+        if (id == op.object) {
+          if (std::string words = d->describe(); !words.empty())
+            line += fmt::format(" ({}: {})", object_name(id), words);
+          break;
+        }
+    b.details.push_back(std::move(line));
   }
   fail(std::move(b));
 }

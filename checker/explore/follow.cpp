@@ -112,64 +112,6 @@ Followed follow(const Kernel& kernel, const Params& params,
   return out;
 }
 
-namespace {
-// Scheduling step `n` (0-based) sits at this index of `steps`; steps.size() past the end.
-std::size_t index_of_step(const std::vector<ScheduleStep>& steps, std::size_t n) {
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    if (!steps[i].is_choice() && n-- == 0) return i;
-  return steps.size();
-}
-
-// The run-on steps of `agent` after `prefix`, or nothing when it cannot
-// finish or block without touching what `later` touches.
-std::vector<ScheduleStep> run_on(const Kernel& kernel, const Params& params,
-                                 std::vector<ScheduleStep> prefix, const std::string& agent,
-                                 const std::vector<Footprint>& later, StackPool& pool,
-                                 const ExecutionLimits& limits) {
-  constexpr int kMaxRunOn = 64;
-  std::vector<ScheduleStep> added;
-  for (int i = 0; i < kMaxRunOn; ++i) {
-    Followed f = follow(kernel, params, prefix, pool, limits);
-    if (!f.ok || f.bug) return {};
-    auto it = std::find(f.enabled.begin(), f.enabled.end(), agent);
-    if (it == f.enabled.end()) return added;  // finished or blocked: no preemption now
-    auto k = static_cast<std::size_t>(it - f.enabled.begin());
-    for (const auto& fp : later)
-      if (conflicts(fp, f.footprints[k])) return {};
-    prefix.push_back(f.pending[k]);
-    added.push_back(f.pending[k]);
-  }
-  return {};
-}
-}  // namespace
-
-std::vector<ScheduleStep> finish_threads(const Kernel& kernel, const Params& params,
-                                         std::vector<ScheduleStep> steps,
-                                         std::vector<Footprint> footprints,
-                                         const std::vector<std::string>& threads,
-                                         StackPool& pool, const ExecutionLimits& limits) {
-  auto is_thread = [&](const std::string& name) {
-    return std::find(threads.begin(), threads.end(), name) != threads.end();
-  };
-  std::string last;  // the last thread that ran before step p (async steps are transparent)
-  for (std::size_t p = 1; p < footprints.size(); ++p) {
-    std::size_t at = index_of_step(steps, p), before = index_of_step(steps, p - 1);
-    if (is_thread(steps[before].agent)) last = steps[before].agent;
-    if (last.empty() || last == steps[at].agent || !is_thread(steps[at].agent)) continue;
-    bool again = false;
-    for (std::size_t i = at; i < steps.size(); ++i) again |= steps[i].agent == last;
-    if (again) continue;  // its later steps are the search's business
-    std::vector<ScheduleStep> prefix(steps.begin(), steps.begin() + static_cast<long>(at));
-    std::vector<Footprint> later(footprints.begin() + static_cast<long>(p), footprints.end());
-    auto added = run_on(kernel, params, prefix, last, later, pool, limits);
-    if (added.empty()) continue;
-    steps.insert(steps.begin() + static_cast<long>(at), added.begin(), added.end());
-    footprints.insert(footprints.begin() + static_cast<long>(p), added.size(), Footprint{});
-    p += added.size();
-  }
-  return steps;
-}
-
 std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& params,
                                         const std::vector<ScheduleStep>& steps,
                                         StackPool& pool, const ExecutionLimits& limits) {

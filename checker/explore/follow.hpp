@@ -27,16 +27,6 @@ Followed follow(const Kernel& kernel, const Params& params,
                 const std::vector<ScheduleStep>& steps, StackPool& pool,
                 const ExecutionLimits& limits);
 
-/// Lets threads that are preempted after their last step run on alone until
-/// they finish or block, where none of their further operations conflicts
-/// with a later step (the rest then runs as before). `footprints` holds the
-/// footprint of each scheduling step of `steps`. Returns the new steps.
-std::vector<ScheduleStep> finish_threads(const Kernel& kernel, const Params& params,
-                                         std::vector<ScheduleStep> steps,
-                                         std::vector<Footprint> footprints,
-                                         const std::vector<std::string>& threads,
-                                         StackPool& pool, const ExecutionLimits& limits);
-
 /// Replays `steps` with the replay strategy (as `heddle replay` does); the
 /// bug it shows, or nullopt when the schedule diverges or shows no bug.
 std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& params,

@@ -12,15 +12,26 @@
 // 2. Re-linearization. Linearizations that respect the dependency order reach
 //    the same state (Mazurkiewicz), so we search them exactly: Dijkstra over
 //    downward-closed event sets (per-agent counts) and the last agent run,
-//    minimizing (preemptions, steps). Events outside the slice may be added:
-//    letting a thread run on until it finishes or blocks can save a
-//    preemption, and "fewest preemptions" is what minimal means first; the
-//    step count keeps such additions to the ones that save a preemption.
-//    The original trace stops at the bug, so a thread may have no further
-//    trace steps that would let it finish; finish_threads (follow.cpp) then
-//    lets it run on alone where that touches nothing still to come.
+//    for the fewest preemptions. Only slice events are used: every step of
+//    a counterexample is in the causal past of the bug (DESIGN.md, minimal
+//    (2)). Letting a thread run on past its last needed step can turn a
+//    switch away from it into no preemption at all, but that buys a
+//    preemption nobody needs with steps nobody needs (a 2-step race shown
+//    in 3 or 6): a thread simply left behind where the counterexample ends
+//    is what a reader expects.
 // 3. Replay confirms the same bug; if it does not, the next candidate is
 //    tried, then the slice in its original order, then the original schedule.
+// 4. Shrinking across traces (shrink.hpp). Steps 1-3 keep what the bug
+//    depends on in the trace that was found; another trace may need less
+//    (a wait satisfied by another signal, a device that need not take part,
+//    or, with on_wait DMAs whose enabledness no footprint shows, a schedule
+//    that no re-linearization of the slice replays). Whole causal cones are
+//    removed, the rest is replayed loosely and sliced again, while that
+//    lowers (steps, preemptions).
+//
+// So minimal means: the fewest steps of any schedule we can reach that
+// shows the bug, and among those the fewest preemptions; the brute force
+// in test/search/minimize_test.cpp checks both on small models.
 #include "checker/explore/minimize.hpp"
 
 #include <fmt/format.h>
@@ -32,6 +43,7 @@
 
 #include "checker/explore/dpor/event.hpp"
 #include "checker/explore/follow.hpp"
+#include "checker/explore/shrink.hpp"
 
 namespace heddle {
 namespace {
@@ -39,6 +51,8 @@ namespace {
 constexpr std::size_t kMaxEvents = 4000;   // longer traces are reported as found
 constexpr std::size_t kMaxNodes = 200000;  // search nodes per linearization search
 constexpr std::size_t kMaxReplays = 3000;  // enabled-set replays per minimization
+constexpr std::size_t kMaxShrinkEvents = 400;    // longer traces are not shrunk across traces
+constexpr std::size_t kMaxShrinkReplays = 1500;  // loose replays per shrinking
 
 // The dependency graph of a trace: direct causal predecessors of each event.
 struct Graph {
@@ -99,7 +113,8 @@ std::vector<int> bug_targets(const BugTrace& t, bool& whole) {
   return out;
 }
 
-using Cost = std::pair<std::uint32_t, std::uint32_t>;  // (preemptions, steps)
+using Cost = std::pair<std::uint32_t, std::uint32_t>;  // (preemptions, steps): steps are
+                                                        // the slice's, so preemptions decide
 
 // Exact search for the linearization with the fewest (preemptions, steps)
 // that contains the slice and ends with `final_event`.
@@ -110,7 +125,7 @@ class Linearizer {
       : t_(t), g_(g), slice_(slice), enabled_after_(enabled_after) {}
 
   /// The best order, or nullopt when the search ran out of its budget.
-  std::optional<std::vector<int>> run(int final_event, bool extend, Cost* cost);
+  std::optional<std::vector<int>> run(int final_event, Cost* cost);
   bool out_of_replays() const { return replays_ >= kMaxReplays; }
 
  private:
@@ -164,7 +179,7 @@ std::optional<bool> Linearizer::enabled(int node, int a) {
   return std::find(names.begin(), names.end(), t_.agents[a].name) != names.end();
 }
 
-std::optional<std::vector<int>> Linearizer::run(int final_event, bool extend, Cost* cost) {
+std::optional<std::vector<int>> Linearizer::run(int final_event, Cost* cost) {
   nodes_.clear();
   Node start;
   start.counts.assign(t_.agents.size(), 0);
@@ -186,7 +201,7 @@ std::optional<std::vector<int>> Linearizer::run(int final_event, bool extend, Co
       const Node& n = nodes_[u];
       if (n.counts[a] >= g_.of_agent[a].size()) continue;
       int e = g_.of_agent[a][n.counts[a]];
-      if (e == final_event ? n.slice_left > 0 : (!slice_[e] && !extend)) continue;
+      if (e == final_event ? n.slice_left > 0 : !slice_[e]) continue;
       if (!runnable(n.counts, e)) continue;
       Cost next{c.first, c.second + 1};
       // Only a thread step preempts (the last thread, if still enabled);
@@ -244,8 +259,7 @@ std::vector<std::vector<int>> candidates(const BugTrace& t, const Graph& g,
   std::vector<std::pair<Cost, std::vector<int>>> found;
   for (int f : finals) {
     Cost c;
-    auto order = lin.run(f, true, &c);
-    if (!order) order = lin.run(f, false, &c);
+    auto order = lin.run(f, &c);
     if (order) found.emplace_back(c, std::move(*order));
   }
   if (found.empty()) note = "the search over re-linearizations exceeded its budget";
@@ -261,23 +275,36 @@ std::vector<std::vector<int>> candidates(const BugTrace& t, const Graph& g,
 
 }  // namespace
 
-BugTrace capture_bug_trace(const Execution& ex) {
-  BugTrace t;
-  t.events = ex.trace();
-  if (ex.bug() && t.events.size() > ex.bug()->step) t.events.resize(ex.bug()->step);
-  for (const auto& a : ex.agents())
-    t.agents.push_back({a->name, a->kind == Agent::Kind::thread, a->created_by, a->finished});
-  for (auto& s : schedule_steps(ex)) {
-    if (!s.is_choice())
-      t.step_groups.push_back({std::move(s)});
-    else if (t.step_groups.empty())
-      t.setup_choices.push_back(std::move(s));
-    else
-      t.step_groups.back().push_back(std::move(s));
+
+namespace {
+
+// Slices `t` and re-linearizes it (steps 1 to 3 of the file comment); the
+// first candidate that replays to the same bug, or nullopt.
+std::optional<Shrinkable> minimize_trace(const Kernel& kernel, const Params& params,
+                                         const BugTrace& t, StackPool& pool,
+                                         const ExecutionLimits& limits, std::string& note) {
+  Graph g = build_graph(t);
+  bool whole = false;
+  std::vector<int> targets = bug_targets(t, whole);
+  std::vector<char> slice = whole ? std::vector<char>(t.events.size(), 1) : causal_past(g, targets);
+  std::function<std::vector<std::string>(const std::vector<int>&)> oracle =
+      [&](const std::vector<int>& order) {
+        return follow(kernel, params, steps_of(t, order), pool, limits).enabled;
+      };
+  Linearizer lin(t, g, slice, oracle);
+  for (const auto& order : candidates(t, g, lin, slice, targets, note)) {
+    auto steps = steps_of(t, order);
+    auto bug = confirm_replay(kernel, params, steps, pool, limits);
+    if (!bug || !same_bug(*bug, t.bug)) continue;
+    Followed f = follow(kernel, params, steps, pool, limits);
+    if (!f.ok) continue;
+    const std::uint32_t n = count_steps(steps);
+    return Shrinkable{std::move(steps), *bug, f.preemptions, n};
   }
-  if (ex.bug()) t.bug = *ex.bug();
-  return t;
+  return std::nullopt;
 }
+
+}  // namespace
 
 Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
                                   const BugTrace& t, const Schedule& original, StackPool& pool,
@@ -300,41 +327,39 @@ Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
     m.info.minimized = true;
     return m;
   }
-  Graph g = build_graph(t);
-  bool whole = false;
-  std::vector<int> targets = bug_targets(t, whole);
-  std::vector<char> slice = whole ? std::vector<char>(t.events.size(), 1) : causal_past(g, targets);
-  auto enabled_after = [&](const std::vector<int>& order) {
-    return follow(kernel, params, steps_of(t, order), pool, limits).enabled;
-  };
-  std::function<std::vector<std::string>(const std::vector<int>&)> oracle = enabled_after;
-  Linearizer lin(t, g, slice, oracle);
   std::string note;
-  std::vector<std::string> threads;
-  for (const auto& a : t.agents)
-    if (a.thread) threads.push_back(a.name);
-  for (const auto& order : candidates(t, g, lin, slice, targets, note)) {
-    auto plain = steps_of(t, order);
-    std::vector<Footprint> footprints;
-    for (int e : order) footprints.push_back(t.events[e].footprint);
-    // Threads preempted after their last trace step may run on to their end
-    // instead (see finish_threads); take that when it replays to the bug.
-    auto finished = finish_threads(kernel, params, plain, footprints, threads, pool, limits);
-    for (auto* steps : {&finished, &plain}) {
-      auto bug = confirm_replay(kernel, params, *steps, pool, limits);
-      if (!bug || !same_bug(*bug, t.bug)) continue;
-      Followed f = follow(kernel, params, *steps, pool, limits);
-      if (!f.ok) continue;
-      m.steps = std::move(*steps);
-      m.bug = *bug;
-      m.info.steps = count_steps(m.steps);
-      m.info.preemptions = f.preemptions;
-      m.info.minimized = true;
-      m.info.note = note;
-      return m;
-    }
+  auto found = minimize_trace(kernel, params, t, pool, limits, note);
+  Shrinkable start = found ? *found
+                           : Shrinkable{original.steps, t.bug, first.preemptions,
+                                        m.info.original_steps};
+  // 4. Other traces may need fewer steps than this one (shrink.hpp).
+  Shrinkable best = start;
+  // Only bugs made of a few steps (a race, a failing step): a deadlock or a
+  // kernel-exit failure needs every agent run to its end, and another trace
+  // of one could be another deadlock with the same title.
+  bool whole = false;
+  (void)bug_targets(t, whole);
+  if (!whole && t.events.size() <= kMaxShrinkEvents) {
+    Reminimize again = [&](const LooseRun& r) {
+      std::string ignored;
+      return minimize_trace(kernel, params, r.trace, pool, limits, ignored);
+    };
+    best = shrink_across_traces(kernel, params, start, again, pool, limits, kMaxShrinkReplays);
   }
-  return give_up("no shorter schedule replays to the same bug");
+  if (!found && !best.cheaper_than(start))
+    return give_up("no shorter schedule replays to the same bug");
+  // The reported bug is the replayed one (its steps are the new schedule's).
+  auto bug = confirm_replay(kernel, params, best.steps, pool, limits);
+  Followed f = follow(kernel, params, best.steps, pool, limits);
+  if (!bug || !same_bug(*bug, t.bug) || !f.ok)
+    return give_up("no shorter schedule replays to the same bug");
+  m.steps = std::move(best.steps);
+  m.bug = *bug;
+  m.info.steps = count_steps(m.steps);
+  m.info.preemptions = f.preemptions;
+  m.info.minimized = true;
+  m.info.note = found ? note : "";
+  return m;
 }
 
 }  // namespace heddle

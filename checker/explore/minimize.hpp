@@ -9,6 +9,7 @@
 #include "checker/engine/execution.hpp"
 #include "checker/registry.hpp"
 #include "checker/engine/schedule.hpp"
+#include "checker/explore/bug_trace.hpp"
 #include "checker/explore/follow.hpp"
 
 namespace heddle {
@@ -23,25 +24,6 @@ struct Counterexample {
   std::string note;                        // why it was not minimized, when it was not
 };
 
-/// What minimization needs from the buggy execution, as plain data.
-struct BugTrace {
-  /// One agent of the execution.
-  struct AgentInfo {
-    std::string name;
-    bool thread = true;
-    std::int32_t created_by = -1;  // creating event (-1: setup)
-    bool finished = false;         // finished when the execution ended
-  };
-  std::vector<Event> events;
-  std::vector<AgentInfo> agents;
-  std::vector<ScheduleStep> setup_choices;            // data choices made before step 1
-  std::vector<std::vector<ScheduleStep>> step_groups; // per event: its step, then its choices
-  BugReport bug;
-};
-
-/// Copies what minimization needs out of an execution that ended in a bug.
-BugTrace capture_bug_trace(const Execution& ex);
-
 /// The outcome of minimization: the schedule to report and the bug it replays to.
 struct Minimized {
   std::vector<ScheduleStep> steps;  // the original steps when not minimized
@@ -49,8 +31,9 @@ struct Minimized {
   Counterexample info;
 };
 
-/// Minimizes `original` (the schedule of `trace`): causal slice of the bug,
-/// fewest preemptions, then fewest steps; confirmed by a replay.
+/// Minimizes `original` (the schedule of `trace`): causal slice of the bug
+/// re-linearized with the fewest preemptions, then shrunk across traces to
+/// the fewest steps (then preemptions); confirmed by a replay.
 Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
                                   const BugTrace& trace, const Schedule& original,
                                   StackPool& pool, const ExecutionLimits& limits);

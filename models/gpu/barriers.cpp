@@ -55,8 +55,28 @@ Mbarrier::Mbarrier(std::string name, std::uint32_t count)
   if (count == 0) throw ModelError("mbarrier.init needs an arrival count of at least 1");
 }
 
+void Mbarrier::tx_error(std::string title, std::string copy_site) const {
+  std::vector<std::string> details{
+      expected_ ? fmt::format("the phase's bytes were expected by the expect_tx at {}",
+                              where(expected_at_))
+                : "no expect_tx raised the phase's tx-count",
+      std::move(copy_site), fmt::format("mbarrier {}: {}", name(), describe())};
+  Execution::current().fail(Verdict::async_error, std::move(title), std::move(details));
+}
+
 void Mbarrier::maybe_complete() {
   if (pending_ != 0 || tx_ != 0) return;
+  if (!inflight_sites_.empty()) {
+    // The phase completes while a copy issued to it is still in flight: the
+    // expected bytes undercount, and the copy's complete_tx will land in the
+    // next phase (its waiters see a stage the copy has not written).
+    tx_error(fmt::format("mbarrier {} completed phase {} with {} bytes of issued copies still in "
+                         "flight (arrive.expect_tx counted too few bytes)",
+                         name(), phase(), inflight_),
+             fmt::format("the copy in flight was issued at {}",
+                         where(inflight_sites_.front().second)));
+  }
+  expected_ = false;
   ledger_.phase_completed();
   completed_.push_back(gathering_);
   gathering_ = SyncClock{};
@@ -74,12 +94,19 @@ void Mbarrier::arrive_effect(std::uint32_t expect_bytes, bool announced) {
   ex.refine_access(announced ? ledger_.entry(id(), phase(), pending_) : all_phases(id()));
   if (announced) ledger_.arrived();
   tx_ += expect_bytes;
+  if (expect_bytes > 0 && ex.self() != nullptr && ex.self()->kind == Agent::Kind::thread) {
+    expected_at_ = static_cast<ThreadAgent*>(ex.self())->op.loc;
+    expected_ = true;
+  }
   ex.release(gathering_);
   --pending_;
   maybe_complete();
 }
 
-void Mbarrier::copy_issued(std::uint32_t bytes) { inflight_ += bytes; }
+void Mbarrier::copy_issued(std::uint32_t bytes, std::source_location at) {
+  inflight_ += bytes;
+  inflight_sites_.emplace_back(bytes, at);
+}
 
 void Mbarrier::complete_tx(std::uint32_t bytes) {
   auto& ex = Execution::current();
@@ -93,8 +120,26 @@ void Mbarrier::complete_tx(std::uint32_t bytes) {
   const bool monotone = pending_ == 0 && bytes > 0 && bytes <= inflight_ && tx_ >= inflight_;
   ex.refine_access(monotone ? phase_update(id(), Update::tx_complete, g) : all_phases(id()));
   inflight_ -= std::min<std::int64_t>(bytes, inflight_);
+  std::string site = "no issued copy announced these bytes";
+  auto mine = std::find_if(inflight_sites_.begin(), inflight_sites_.end(),
+                           [bytes](const auto& c) { return c.first == bytes; });
+  if (mine == inflight_sites_.end() && !inflight_sites_.empty()) mine = inflight_sites_.begin();
+  if (mine != inflight_sites_.end()) {
+    site = fmt::format("the completing copy was issued at {}", where(mine->second));
+    inflight_sites_.erase(mine);
+  }
   tx_ -= bytes;
   ex.release(gathering_);
+  // A negative tx-count is legal while arrivals are still due (a remote
+  // copy may land before the local expect_tx); once every arrival is in,
+  // nothing can raise it back except a stray expect_tx: the phase hangs.
+  if (tx_ < 0 && pending_ == 0) {
+    tx_error(fmt::format("mbarrier {}: tx-count went negative ({}) in phase {} after every "
+                         "arrival: complete_tx of {} bytes exceeds what was expected",
+                         name(), tx_, phase(), bytes),
+             std::move(site));
+    return;
+  }
   maybe_complete();
 }
 
@@ -114,6 +159,8 @@ void Mbarrier::expect_tx(std::uint32_t bytes, std::source_location loc) {
   // Raising tx alone can undo a completion another order would see: a write.
   visible("mbarrier.expect_tx", all_phases(id()), loc);
   tx_ += bytes;
+  expected_at_ = loc;
+  expected_ = true;
 }
 
 void Mbarrier::observed(std::source_location) {

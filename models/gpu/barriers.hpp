@@ -57,8 +57,12 @@ class Mbarrier : public SyncObject {
   /// scheduling point (for an issue or a copy phase that includes them).
   /// `announced`: the arrival was announced to the ledger (arrive, arrive_expect_tx).
   void arrive_effect(std::uint32_t expect_bytes, bool announced = false);
-  /// A copy that will complete_tx `bytes` on this barrier was issued.
-  void copy_issued(std::uint32_t bytes);
+  /// Raises the pending arrival count of the gathering phase by one
+  /// (cp.async.mbarrier.arrive without .noinc); no scheduling point.
+  void add_pending() noexcept { ++pending_; }
+  /// A copy that will complete_tx `bytes` on this barrier was issued at `at`.
+  void copy_issued(std::uint32_t bytes,
+                   std::source_location at = std::source_location::current());
   /// complete_tx by a copy's phase (release semantics, PTX cp.async.bulk).
   void complete_tx(std::uint32_t bytes);
   /// A copy's complete_tx is about to land: remembers which phase it lands in,
@@ -80,6 +84,13 @@ class Mbarrier : public SyncObject {
   std::int64_t pending_;  // below zero after more arrivals than count in one phase
   std::int64_t tx_ = 0;
   std::int64_t inflight_ = 0;  // bytes of issued copies that have not completed_tx yet
+  /// The issued copies not yet completed: bytes and issue site, oldest first.
+  std::vector<std::pair<std::uint32_t, std::source_location>> inflight_sites_;
+  std::source_location expected_at_{};  // the last expect_tx of the gathering phase
+  bool expected_ = false;               // some expect_tx in the gathering phase
+  /// Reports a tx-count error of this barrier (PTX ISA §9.7.13.15.2: a
+  /// phase completes when pending arrivals and tx-count reach zero).
+  void tx_error(std::string title, std::string copy_site) const;
   ArrivalLedger ledger_;
   SyncClock gathering_;
   std::vector<SyncClock> completed_;  // completed_[p]: releases into phase p

@@ -302,7 +302,7 @@ void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_loca
   ++t.issued;
   std::string name = fmt::format("bulk_load {} -> {}", span_text(src), span_text(dst));
   Mbarrier* b = &bar;
-  bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()));
+  bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()), loc);
   Footprint fp{dst.touches(true), src.touches(false), all_phases(bar.id())};
   AgentId agent = issue(name, {phase("copy", fp, [=] {
           access(src, false, Proxy::async, "bulk_load.read_gmem", loc);
@@ -323,7 +323,7 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
   BulkOp* o = &op;
   o->issued_time = issuer_time();
   Mbarrier* b = &bar;
-  bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()));
+  bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()), loc);
   auto st = std::make_shared<Staging>();
   // st->dst is the global box this load reads (resolved from the tensormap).
   Phase rd = read_desc_phase(desc, c0, c1, dst.bytes(), st, 1, false,

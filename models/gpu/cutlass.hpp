@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/gpu/bulk.hpp"
+#include "models/gpu/wgmma.hpp"
 
 namespace heddle::gpu::cutlass {
 
@@ -42,6 +43,32 @@ inline void tma_descriptor_fence_acquire(
   fence_proxy_tensormap_acquire(gmem, loc);
 }
 
+/// cute::elect_one_sync(): true in the one lane elected. A heddle thread
+/// stands for its warp's elected lane, so it is always the one.
+inline bool elect_one_sync() { return true; }
+
+/// cute::warpgroup_arrive(): wgmma.fence (PTX ISA §9.7.15).
+inline void warpgroup_arrive(std::source_location loc = std::source_location::current()) {
+  wgmma_fence(loc);
+}
+/// cute::warpgroup_commit_batch(): wgmma.commit_group.
+inline void warpgroup_commit_batch() { wgmma_commit_group(); }
+/// cute::warpgroup_wait<N>(): wgmma.wait_group N.
+template <int N>
+void warpgroup_wait(std::source_location loc = std::source_location::current()) {
+  wgmma_wait_group(N, loc);
+}
+/// cute::warpgroup_fence_operand(acc): a compiler-only register fence; no
+/// memory effect to model.
+template <class T>
+void warpgroup_fence_operand(const View<T>&) {}
+/// cute::gemm(mma, A, B, acc) for one wgmma: wgmma.mma_async (see wgmma.hpp).
+template <class T>
+void gemm(const View<T>& acc, const View<T>& a, const View<T>& b,
+          std::source_location loc = std::source_location::current()) {
+  wgmma_mma_async(acc, a, b, loc);
+}
+
 /// cutlass::PipelineState: stage index and phase bit, flipping on wrap.
 struct PipelineState {
   std::uint32_t stages = 1;
@@ -73,10 +100,27 @@ class PipelineTmaAsync {
     empty(s).wait_parity(s.phase, loc);
     full(s).arrive_expect_tx(bytes, loc);
   }
-  /// full[s].wait(phase).
-  void consumer_wait(const PipelineState& s,
+  /// producer_commit(state, bytes): a no-op for TMA pipelines (the TMA
+  /// unit's complete_tx is what completes full[s]).
+  void producer_commit(const PipelineState&, std::uint32_t = 0) {}
+  /// producer_tail(state): waits on every empty barrier from `s` on, so the
+  /// CTA does not exit while consumers still read (advances `s`).
+  void producer_tail(PipelineState& s,
                      std::source_location loc = std::source_location::current()) {
-    full(s).wait_parity(s.phase, loc);
+    for (std::uint32_t i = 0; i < stages(); ++i, ++s) empty(s).wait_parity(s.phase, loc);
+  }
+  /// The token consumer_try_wait returns (CUTLASS's ConsumerToken).
+  enum class BarrierStatus { WaitAgain, WaitDone };
+  /// full[s].try_wait(phase) without blocking.
+  BarrierStatus consumer_try_wait(const PipelineState& s,
+                                  std::source_location loc = std::source_location::current()) {
+    return full(s).try_wait_parity(s.phase, loc) ? BarrierStatus::WaitDone
+                                                 : BarrierStatus::WaitAgain;
+  }
+  /// full[s].wait(phase), unless a try_wait already saw it complete.
+  void consumer_wait(const PipelineState& s, BarrierStatus token = BarrierStatus::WaitAgain,
+                     std::source_location loc = std::source_location::current()) {
+    if (token == BarrierStatus::WaitAgain) full(s).wait_parity(s.phase, loc);
   }
   /// empty[s].arrive().
   void consumer_release(const PipelineState& s,

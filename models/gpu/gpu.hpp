@@ -3,6 +3,8 @@
 #pragma once
 #include "models/gpu/barriers.hpp"
 #include "models/gpu/bulk.hpp"
+#include "models/gpu/cp_async.hpp"
 #include "models/gpu/cta_sync.hpp"
 #include "models/gpu/grid.hpp"
 #include "models/gpu/memory.hpp"
+#include "models/gpu/wgmma.hpp"

@@ -45,6 +45,11 @@ struct ThreadInfo {
 struct ThreadState {
   ThreadInfo info;
   BulkQueue bulk;                                    // this thread's bulk async-groups
+  BulkQueue wgmma;                                   // this thread's wgmma-groups
+  BulkQueue cp_async;                                // this thread's cp.async-groups
+  std::vector<BulkOp*> cp_issued;                    // every cp.async it issued
+  BulkOp* last_wgmma = nullptr;  // the newest mma_async (they run in issue order)
+  bool wgmma_fenced = false;  // a wgmma.fence since the last wgmma.wait_group (or the start)
   std::map<const Mbarrier*, std::uint32_t> parity;   // next parity each barrier_wait expects
   std::uint32_t issued = 0;                          // async ops issued so far
 };

@@ -2,18 +2,14 @@
 #include <catch2/catch.hpp>
 
 #include "test/support/harness.hpp"
+#include "test/support/mentions.hpp"
 
 using namespace heddle;
 using heddle::test::run;
 using heddle::test::source_line;
 
 namespace {
-bool mentions(const BugReport& b, const std::string& text) {
-  if (b.title.find(text) != std::string::npos) return true;
-  for (const auto& d : b.details)
-    if (d.find(text) != std::string::npos) return true;
-  return false;
-}
+using test::mentions;
 }  // namespace
 
 TEST_CASE("opposite lock orders deadlock, naming both blocked operations") {

@@ -187,7 +187,7 @@ TEST_CASE("every cutlass preset has its documented verdict under every exhaustiv
   // shipped configurations (tile_128x256_fixed: 8 subtiles, 4 warps;
   // four_stages_two_consumers) are verified by dpor alone.
   const std::set<std::string> too_big_for_dfs = {"tile_128x256_fixed",
-                                                 "four_stages_two_consumers"};
+                                                 "four_stages_two_consumers", "three_stages"};
   int presets = 0;
   for (const auto& [name, k] : kernels()) {
     if (name.rfind("cutlass/", 0) != 0) continue;
@@ -196,6 +196,10 @@ TEST_CASE("every cutlass preset has its documented verdict under every exhaustiv
         auto all = strategy_names();
         if (std::find(all.begin(), all.end(), strategy) == all.end()) continue;
         if (strategy == "dfs" && too_big_for_dfs.count(p.name) > 0) continue;
+        // dfs over the correct wgmma mainloop is millions of interleavings;
+        // wgmma_test.cpp compares dfs and dpor on a smaller one.
+        if (strategy == "dfs" && name == "cutlass/wgmma_mainloop" && p.expect == Verdict::ok)
+          continue;
         INFO(name << " preset " << p.name << " strategy " << strategy);
         RunConfig c;
         c.strategy = strategy;
@@ -207,5 +211,5 @@ TEST_CASE("every cutlass preset has its documented verdict under every exhaustiv
       ++presets;
     }
   }
-  CHECK(presets == 10);
+  CHECK(presets == 15);  // grouped GEMM epilogue, pipeline_tma_async, wgmma_mainloop
 }
