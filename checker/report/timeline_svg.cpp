@@ -17,9 +17,9 @@
 
 namespace heddle {
 namespace {
-constexpr double kLaneH = 84, kBoxH = 58, kTop = 96, kGap = 16, kCharW = 6.7;
+constexpr double kLaneH = 84, kBoxH = 58, kTop = 96, kGap = 14, kCharW = 6.7;
 constexpr double kOpCharW = 6.1, kOpLineH = 11;  // operations: 10 px text, up to kBoxLines lines
-constexpr double kMinBox = 56, kMaxBox = 122, kFoldW = 52, kStagger = 10, kArrowRoom = 20;
+constexpr double kMinBox = 56, kMaxBox = 122, kFoldW = 52, kStagger = 10, kArrowRoom = 16;
 constexpr double kAccessGap = 10, kRepeatLabels = 560;  // lane names again at least this often
 constexpr std::size_t kBoxLines = 4;
 constexpr std::uint32_t kMinFold = 3;  // the fewest consecutive steps a marker folds
@@ -183,13 +183,15 @@ Layout layout(const Timeline& t, const TimelineOptions& o) {
     return min_x;
   };
   // Folded runs first (their lanes decide where they go), then the rest. A
-  // run shorter than kMinFold steps is drawn: its marker would save nothing.
+  // run of causal history shorter than kMinFold steps is drawn: its marker
+  // would save nothing. Steps outside the causal past always fold.
   std::vector<bool> fold(n + 1, false);
   for (std::uint32_t c = 1; c <= n; ++c) {
     if (o.full || t.steps[c - 1].in_slice) continue;
     std::uint32_t end = c;
-    while (end <= n && !t.steps[end - 1].in_slice) ++end;
-    for (std::uint32_t f = c; f < end; ++f) fold[f] = end - c >= kMinFold;
+    bool past = true;
+    for (; end <= n && !t.steps[end - 1].in_slice; ++end) past &= t.steps[end - 1].in_past;
+    for (std::uint32_t f = c; f < end; ++f) fold[f] = end - c >= kMinFold || !past;
     c = end - 1;
   }
   for (std::uint32_t c = 1; c <= n; ++c) {
