@@ -44,6 +44,7 @@ struct RunArgs {
   std::string artifacts;
   // replay
   std::string timeline;      // SVG file
+  bool timeline_full = false;  // --timeline-full: every step, none folded
   std::string chrome_trace;  // Chrome trace / Perfetto JSON file
   bool steps = false;        // replay --steps: what each step changed
   std::string preemption_bound;  // --preemption-bound: K or auto ("" when not given)
@@ -344,7 +345,8 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
   if (args.steps) fmt::print("steps, each with what it changed:\n{}\n", steps.text());
   int code = finish(kernel, params, config, result, args, !args.out.empty());
   if (capture.timeline()) {
-    if (!args.timeline.empty()) write_file(args.timeline, timeline_svg(*capture.timeline()));
+    if (!args.timeline.empty())
+      write_file(args.timeline, timeline_svg(*capture.timeline(), {args.timeline_full}));
     if (!args.chrome_trace.empty())
       write_file(args.chrome_trace, chrome_trace(*capture.timeline()).dump(1) + "\n");
   }
@@ -439,6 +441,9 @@ int main(int argc, char** argv) {
   std::string replay_path;
   replay->add_option("file", replay_path, "schedule file written by 'heddle run'")->required();
   replay->add_option("--timeline", args.timeline, "draw the execution as an SVG swimlane timeline");
+  replay->add_flag("--timeline-full", args.timeline_full,
+                   "with --timeline: draw every step (by default the steps outside the race's "
+                   "causal slice fold into markers)");
   replay->add_option("--chrome-trace", args.chrome_trace,
                      "write the execution as Chrome trace / Perfetto JSON");
   replay->add_flag("--steps", args.steps,

@@ -1,5 +1,7 @@
 #include "checker/engine/agent.hpp"
 
+#include "checker/engine/guarded.hpp"
+
 namespace heddle {
 
 ThreadAgent::ThreadAgent(AgentId id_, std::string name_, std::function<void()> body_)
@@ -30,7 +32,7 @@ AsyncAgent::AsyncAgent(AgentId id_, std::string name_, AgentId issuer_,
 bool AsyncAgent::enabled() const {
   if (finished) return false;
   const auto& p = phases[next];
-  return !p.enabled || p.enabled();
+  return !p.enabled || guarded_call(p.enabled);  // model code: guarded like a step
 }
 
 void AsyncAgent::load_next() {

@@ -1,5 +1,7 @@
 #include "checker/engine/fiber.hpp"
 
+#include <fmt/format.h>
+
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -16,6 +18,9 @@
 #include <stdexcept>
 #include <pthread.h>
 #include <thread>
+
+#include "checker/engine/errors.hpp"
+#include "checker/engine/guarded.hpp"
 
 // AddressSanitizer must be told of every stack switch (its fiber API, in
 // sanitizer/common_interface_defs.h), or it takes a fiber stack for a
@@ -400,6 +405,48 @@ void watchdog_leave_step() noexcept {
 bool step_watchdog_fired() noexcept { return t_fault.watchdog_fired != 0; }
 
 bool in_fiber() noexcept { return t_fault.resume_point != nullptr; }
+
+namespace {
+// The words for a fault in a guarded call (see guarded.hpp).
+std::string fault_words(FiberFault why) {
+  switch (why) {
+    case FiberFault::stack_overflow: return "it overflowed the stack";
+    case FiberFault::abort: return "it called abort()";
+    case FiberFault::bad_access:
+      return fmt::format("it made an invalid memory access at address {}", g_fault.address);
+    case FiberFault::arithmetic: return "it raised an arithmetic fault (a division by zero?)";
+    default: return "it faulted";
+  }
+}
+}  // namespace
+
+bool guarded_call(const std::function<bool()>& pred) {
+  if (g_fault.resume_point != nullptr) return pred();  // in a fiber step: guarded already
+  // Same protocol as Fiber::resume: the handlers siglongjmp here on a fault
+  // or on the watchdog's second strike (no mask to save: SA_NODEFER). The
+  // predicate's frames are abandoned, not unwound, as a faulted fiber's are.
+  sigjmp_buf here;
+  int why = sigsetjmp(here, 0);
+  if (why != 0) {
+    g_fault.resume_point = nullptr;
+    watchdog_leave_step();
+    if (static_cast<FiberFault>(why) == FiberFault::timeout) throw StepTimeout();
+    throw std::runtime_error(fault_words(static_cast<FiberFault>(why)));
+  }
+  g_fault.resume_point = &here;
+  watchdog_enter_step();
+  bool result = false;
+  try {
+    result = pred();
+  } catch (...) {
+    g_fault.resume_point = nullptr;
+    watchdog_leave_step();
+    throw;
+  }
+  g_fault.resume_point = nullptr;
+  watchdog_leave_step();
+  return result;
+}
 
 void set_model_exit_hook(void (*hook)(int status)) { g_exit_hook = hook; }
 

@@ -1,5 +1,6 @@
 #include "checker/engine/primitives.hpp"
 
+#include "checker/engine/guarded.hpp"
 #include "checker/engine/memory.hpp"
 
 #include <fmt/format.h>
@@ -170,7 +171,9 @@ void await(std::function<bool()> pred, std::initializer_list<SyncObject*> reads,
     p.object = (*reads.begin())->id();
     p.has_object = true;
   }
-  auto cond = [&pred] { return pred(); };
+  // The controller asks the predicate between steps, on its own stack: guarded
+  // like a step, so that a runaway predicate is reported at this await's line.
+  auto cond = [&pred] { return guarded_call(pred); };
   p.enabled = cond;
   ex.visible(std::move(p));
   for (auto* o : reads) ex.acquire(o->sync());

@@ -25,17 +25,21 @@ std::vector<ScheduleStep> schedule_steps(const Execution& ex) {
   };
   // A counterexample ends at its bug, even when the execution ran on.
   std::size_t end = ex.bug() ? std::min<std::size_t>(trace.size(), ex.bug()->step) : trace.size();
-  std::vector<std::vector<std::string>> issued(end);
+  std::vector<std::vector<std::string>> issued(end), issued_at(end);
   for (const auto& a : ex.agents())
     if (a->kind == Agent::Kind::async && a->created_by >= 0 &&
-        static_cast<std::size_t>(a->created_by) < end)
+        static_cast<std::size_t>(a->created_by) < end) {
       issued[static_cast<std::size_t>(a->created_by)].push_back(a->name);
+      issued_at[static_cast<std::size_t>(a->created_by)].push_back(
+          where(static_cast<const AsyncAgent&>(*a).loc));
+    }
   emit_choices_of(0);
   for (std::size_t i = 0; i < end; ++i) {
     const Event& e = trace[i];
     out.push_back(ScheduleStep{ex.agents()[index(e.agent)]->name,
                                ex.describe(e.op, e.object, e.has_object), where(e.loc)});
     out.back().issued = std::move(issued[i]);
+    out.back().issued_at = std::move(issued_at[i]);
     emit_choices_of(static_cast<std::uint32_t>(i + 1));
   }
   return out;
@@ -46,6 +50,7 @@ nlohmann::json step_json(const ScheduleStep& s, std::size_t n) {
   if (s.is_choice()) return {{"step", n}, {"choose", s.value}, {"of", s.range}};
   nlohmann::json j{{"step", n}, {"agent", s.agent}, {"op", s.op}, {"at", s.at}};
   if (!s.issued.empty()) j["issues"] = s.issued;
+  if (!s.issued_at.empty()) j["issues_at"] = s.issued_at;
   return j;
 }
 
@@ -100,6 +105,17 @@ ScheduleStep parse_step(const nlohmann::json& j, const std::string& file, std::s
       if (!name.is_string())
         malformed(file, fmt::format("step {}: \"issues\" must be an array of copy names", n));
       step.issued.push_back(name.get<std::string>());
+    }
+  }
+  if (j.contains("issues_at")) {
+    const auto& at = j["issues_at"];
+    if (!at.is_array() || at.size() != step.issued.size())
+      malformed(file, fmt::format("step {}: \"issues_at\" must be an array of file:line, one "
+                                  "per copy in \"issues\"", n));
+    for (const auto& where : at) {
+      if (!where.is_string())
+        malformed(file, fmt::format("step {}: \"issues_at\" must be an array of file:line", n));
+      step.issued_at.push_back(where.get<std::string>());
     }
   }
   return step;

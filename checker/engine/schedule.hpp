@@ -21,6 +21,8 @@ struct ScheduleStep {
   std::uint32_t range = 0;  // data choices: chosen in [0, range)
   std::vector<std::string> issued = {};  // the copies (async agents) this step issued, for
                                     // readers; replay follows agent and op only
+  std::vector<std::string> issued_at = {};  // where each of `issued` was issued (file:line);
+                                            // empty in files written before it existed
   bool is_choice() const noexcept { return agent.empty(); }
   friend bool operator==(const ScheduleStep&, const ScheduleStep&) = default;
 };

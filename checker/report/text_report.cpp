@@ -52,6 +52,7 @@ std::string format_schedule(const Schedule& s, const BugReport* bug) {
   for (const auto& st : s.steps) {
     agent_w = std::max(agent_w, st.agent.size());
     op_w = std::max(op_w, st.op.size());
+    for (const auto& copy : st.issued) op_w = std::max(op_w, copy.size() + 6);
   }
   std::string out = fmt::format("schedule ({} step{}):\n", s.steps.size(),
                                 s.steps.size() == 1 ? "" : "s");
@@ -82,8 +83,13 @@ std::string format_schedule(const Schedule& s, const BugReport* bug) {
         if (bug->accesses[i].step == n) mark += fmt::format("  <- then access {}", i + 1);
     out += fmt::format("  {:>4}  {:<{}}  {:<{}}  {}{}\n", n, st.agent, agent_w, st.op, op_w, st.at,
                        mark);
-    for (const auto& copy : st.issued)  // issuing is part of the step, shown on its own line
-      out += fmt::format("  {:>4}  {:<{}}  issues {}\n", "", "", agent_w, copy);
+    // Issuing a copy is a line of its own, numbered within the step that
+    // issued it: the engine runs it after the step's operation, as part of
+    // the step (not a scheduling point of its own), at the issue's line.
+    for (std::size_t c = 0; c < st.issued.size(); ++c)
+      out += fmt::format("  {:>4}  {:<{}}  {:<{}}  {}\n", fmt::format("{}.{}", n, c + 1), st.agent,
+                         agent_w, "issue " + st.issued[c], op_w,
+                         c < st.issued_at.size() ? st.issued_at[c] : std::string());
   }
   return out;
 }

@@ -100,6 +100,53 @@ class CausalPast {
     }
   }
 
+  /// The steps that happen before racing access `k` (and its own step):
+  /// element f-1 is true when step f is in the access's causal past.
+  std::vector<bool> past_of(std::size_t k) const {
+    const TimelineAccess& a = t_.accesses[k];
+    std::vector<bool> past(t_.steps.size(), false);
+    if (a.own_step) {
+      for (std::uint32_t f = 1; f <= a.column; ++f)
+        past[f - 1] = f == a.column || happens_before(f, a.column);
+      return past;
+    }
+    const VectorClock& clock = clock_of(0, static_cast<int>(k));
+    for (std::uint32_t f = 1; f <= a.column && f <= t_.steps.size(); ++f) {
+      std::size_t y = t_.steps[f - 1].agent;
+      past[f - 1] =
+          y != a.agent && c_.start[f - 1] <= clock[AgentId{static_cast<std::uint32_t>(y)}];
+    }
+    return past;
+  }
+
+  /// The race's causal slice (Timeline::steps' in_slice): the steps in one
+  /// access's causal past and not in the other's, the maximal elements of
+  /// the common past (where the two last synchronized), the issue of each
+  /// racing copy, and the accesses' own steps. The common past below its
+  /// frontier is history both accesses agree on; it says nothing about why
+  /// they are unordered, so the picture folds it.
+  void mark_slice() {
+    std::vector<bool> p1 = past_of(0), p2 = past_of(1);
+    std::vector<std::uint32_t> latest(lanes_.size(), 0);  // per lane: its last step in both pasts
+    for (std::uint32_t f = 1; f <= t_.steps.size(); ++f) {
+      bool common = p1[f - 1] && p2[f - 1];
+      t_.steps[f - 1].in_slice = p1[f - 1] != p2[f - 1];
+      if (common) latest[t_.steps[f - 1].agent] = f;
+    }
+    for (std::uint32_t f : latest) {
+      if (!f) continue;
+      bool below = std::any_of(latest.begin(), latest.end(),
+                               [&](std::uint32_t g) { return g && g != f && happens_before(f, g); });
+      if (!below) t_.steps[f - 1].in_slice = true;
+    }
+    for (const auto& a : t_.accesses) {
+      if (a.own_step) t_.steps[a.column - 1].in_slice = true;
+      const TimelineAgent& agent = t_.agents[a.agent];
+      if (agent.async && agent.issued_at >= 1 && agent.issued_at <= t_.steps.size())
+        t_.steps[agent.issued_at - 1].in_slice = true;
+    }
+  }
+
  private:
   const VectorClock& clock_of(std::uint32_t step, int access) const {
     if (step) return c_.after[step - 1];
@@ -189,6 +236,7 @@ Timeline build_timeline(const Execution& ex, const TimelineCapture::Clocks& cloc
       ta.async = true;
       ta.issuer = index(as.issuer) < ex.agents().size() ? ex.agents()[index(as.issuer)]->name : "host";
       ta.issued_at = static_cast<std::uint32_t>(a->created_by + 1);
+      ta.issued_where = where(as.loc);
       if (a->finished)
         for (const auto& s : t.steps)
           if (s.agent == index(a->id)) ta.completed_at = s.step;
@@ -214,6 +262,9 @@ Timeline build_timeline(const Execution& ex, const TimelineCapture::Clocks& cloc
     t.bug_step = bug->step;
     past.walk_from(bug->step, -1);
   }
+  // Only a race folds: another bug (a deadlock, a failed check) is about
+  // every agent's state, so its picture keeps every step.
+  if (t.accesses.size() == 2) past.mark_slice();
   return t;
 }
 

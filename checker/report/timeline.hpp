@@ -21,6 +21,7 @@ struct TimelineAgent {
   std::string issuer;             // async: the issuing agent ("host" for setup)
   std::uint32_t issued_at = 0;    // async: issued during or after this step (0: before step 1)
   std::uint32_t completed_at = 0; // async: step of its last phase (0: still in flight at the end)
+  std::string issued_where;       // async: the issue site (file:line)
 };
 
 /// One step of the schedule, drawn as a box in its agent's lane.
@@ -30,6 +31,10 @@ struct TimelineStep {
   std::string op;          // "lock(m)"
   std::string at;          // file:line
   bool in_past = false;    // in the causal past of a racing access (or of the bug)
+  /// In the race's causal slice (see build_timeline): drawn in the default
+  /// picture; the other steps fold into markers. True for every step when
+  /// there is no bug.
+  bool in_slice = true;
 };
 
 /// One racing access. It ran inside its agent's step `column`, or, when
@@ -95,9 +100,17 @@ class TimelineCapture {
 Timeline build_timeline(const Execution& ex, const TimelineCapture::Clocks& clocks,
                         const std::string& kernel, const std::map<std::string, std::string>& params);
 
-/// The swimlane picture: one lane per agent, one box per step, the two racing
-/// accesses highlighted, happens-before arrows into them, in-flight bars.
-std::string timeline_svg(const Timeline& t);
+/// How the SVG is drawn.
+struct TimelineOptions {
+  /// Every step (replay --timeline-full); by default the steps outside the
+  /// causal slice fold into one marker per run of consecutive steps.
+  bool full = false;
+};
+
+/// The swimlane picture: one lane per agent, one box per step, each racing
+/// access a marker of its own after the operation it follows, happens-before
+/// arrows from operations into them, in-flight bars, folded steps.
+std::string timeline_svg(const Timeline& t, const TimelineOptions& options = {});
 
 /// The same as Chrome trace event format JSON (chrome://tracing, ui.perfetto.dev):
 /// one track per agent, 1 ms per step, flow arrows for happens-before edges.

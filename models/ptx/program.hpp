@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "models/ptx/location.hpp"
+#include "checker/engine/foreign_location.hpp"
 #include "models/ptx/syntax.hpp"
 
 namespace heddle::ptx {
@@ -75,7 +75,10 @@ struct Instr {
   bool to = false;                // cvta.to
   std::string cmp;                // setp's comparison
   int line = 0;                   // PTX line
-  std::source_location loc;       // the report position (see location.hpp)
+  // The report position: its file reads "kernel.cu:LINE via kernel.ptx", its
+  // line is the PTX line, so reports print "kernel.cu:32 via kernel.ptx:151"
+  // (built with checker/engine/foreign_location.hpp).
+  std::source_location loc;
   bool has(const char* mod) const;
 };
 
@@ -89,7 +92,7 @@ struct Program {
   std::vector<int> params;             // symbol index of each kernel parameter, in order
   std::uint32_t shared_bytes = 0;      // size of one CTA's shared window
   std::deque<std::string> texts;       // storage of the locations' strings
-  std::deque<LocRecord> locs;          // storage of the locations (location.hpp)
+  std::deque<LocRecord> locs;          // storage of the locations (foreign_location.hpp)
 };
 
 /// Decodes entry `kernel` of `module`; UsageError naming the instruction

@@ -22,8 +22,9 @@ namespace {
 // Runs the hostile fixture binary (heddle's main with test/models/hostile.cpp).
 test::CliResult hostile(const std::string& args) {
   std::string dir = test::temp_dir();
-  std::string cmd = std::string(HEDDLE_HOSTILE_FIXTURE) + " " + args + " >" + dir + "/out 2>" +
-                    dir + "/err";
+  // A minute at most: a runaway the watchdog missed fails (exit 124), not hangs.
+  std::string cmd = "timeout 60 " + std::string(HEDDLE_HOSTILE_FIXTURE) + " " + args + " >" + dir +
+                    "/out 2>" + dir + "/err";
   int status = std::system(cmd.c_str());
   test::CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -37,6 +38,22 @@ const std::string kHostile = "test/models/hostile.cpp";
 struct BadModel {
   std::string kernel, where, message, line_marker;  // marker "" : no line to name
 };
+
+// Runs each case (setup-free: `where` is unused) with `args`: each must be a
+// model error with its message, its schedule and, where it has one, its line.
+void check_model_errors(const std::vector<BadModel>& cases, const std::string& args) {
+  for (const auto& c : cases) {
+    INFO(c.kernel);
+    auto r = hostile("run hostile/" + c.kernel + " " + args + " -q --out /dev/null");
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    CHECK(r.out.find("model_error: ") != std::string::npos);
+    CHECK(r.out.find(c.message) != std::string::npos);
+    CHECK(r.out.find("schedule (") != std::string::npos);
+    if (!c.line_marker.empty())
+      CHECK(r.out.find(source_line(kHostile, c.line_marker)) != std::string::npos);
+  }
+}
 }  // namespace
 
 TEST_CASE("each kind of misbehaving model is a model error naming its line, and heddle survives",
@@ -54,6 +71,7 @@ TEST_CASE("each kind of misbehaving model is a model error naming its line, and 
       {"loop", "thread", "T0 ran for over 0.3 s without reaching a visible operation", last_op},
       {"loop", "setup", "kernel setup ran for over 0.3 s", ""},
       {"noexcept", "thread", "T0 called abort()", last_op},
+      {"noexcept", "setup", "kernel setup called abort()", ""},
       {"div_zero", "thread", "T0 raised an arithmetic fault", last_op},
       {"div_zero", "setup", "kernel setup raised an arithmetic fault", ""},
       {"exit", "thread", "T0 called exit(0) after unlock(m) at", last_op},
@@ -86,17 +104,43 @@ TEST_CASE("exceptions from exit checks, async phases and await predicates are mo
       {"nondeterministic_setup", "", "kernel setup is not deterministic", ""},
       {"huge_buffer", "", "over heddle's limit of 1024 MiB per buffer", ""},
   };
-  for (const auto& c : cases) {
-    INFO(c.kernel);
-    auto r = hostile("run hostile/" + c.kernel + " -q --out /dev/null");
-    INFO(r.out << r.err);
-    CHECK(r.code == 1);
-    CHECK(r.out.find("model_error: ") != std::string::npos);
-    CHECK(r.out.find(c.message) != std::string::npos);
-    CHECK(r.out.find("schedule (") != std::string::npos);
-    if (!c.line_marker.empty())
-      CHECK(r.out.find(source_line(kHostile, c.line_marker)) != std::string::npos);
-  }
+  check_model_errors(cases, "");
+}
+
+TEST_CASE("a runaway await predicate, async phase or exit check is stopped at its line",
+          "[hostile]") {
+  // Each loops forever without touching heddle memory: only the step
+  // watchdog's second strike stops it. The await predicate runs on the
+  // controller's stack, between steps, not in a fiber.
+  const std::vector<BadModel> cases{
+      {"await_loop", "", "the await condition of T0 ran for over 0.3 s", "// the runaway await"},
+      {"phase_loop", "", "async agent copy ran for over 0.3 s", "// the looping copy"},
+      {"exit_check_loop", "", "kernel exit ran for over 0.3 s", "// the looping exit check"},
+  };
+  check_model_errors(cases, "--step-timeout 0.3");
+}
+
+TEST_CASE("run --all reports a runaway await predicate and goes on to the next case",
+          "[hostile]") {
+  // hostile/await_loop's preset expects the model error; hostile/await_throws
+  // (no preset: expects no bug) runs after it and fails as it should.
+  auto r = hostile("run --all --filter 'hostile/await_*' --step-timeout 0.3 -q");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  auto loop = r.out.find("hostile/await_loop");
+  auto next = r.out.find("hostile/await_throws");
+  REQUIRE(loop != std::string::npos);
+  REQUIRE(next != std::string::npos);
+  CHECK(r.out.find("2 cases: 1 passed, 1 failed") != std::string::npos);
+  CHECK(r.out.find("killed") == std::string::npos);
+}
+
+TEST_CASE("10,000 threads run one execution to its budget", "[hostile]") {
+  auto r = hostile("run hostile/many_threads --max-executions 1 -q");
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("max depth: 10000 steps") != std::string::npos);
+  CHECK(r.out.find("not exhaustive: max-executions budget reached") != std::string::npos);
 }
 
 TEST_CASE("--time-limit bounds one long execution", "[hostile]") {

@@ -12,10 +12,12 @@
 
 namespace heddle::test {
 
-/// Compares `text` with golden file test/golden/expected/NAME.txt (or rewrites it).
-inline void check_golden(const std::string& name, const std::string& text) {
+/// Compares `text` with golden file test/golden/expected/NAME.txt (or NAME
+/// with another extension: a picture is easier to look at as .svg), or rewrites it.
+inline void check_golden(const std::string& name, const std::string& text,
+                         const std::string& extension = ".txt") {
   namespace fs = std::filesystem;
-  const fs::path file = fs::path(HEDDLE_SOURCE_ROOT) / "test/golden/expected" / (name + ".txt");
+  const fs::path file = fs::path(HEDDLE_SOURCE_ROOT) / "test/golden/expected" / (name + extension);
   if (std::getenv("HEDDLE_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(file) << text;
     WARN("rewrote " << file.string() << ": read its difference before committing it");

@@ -2,6 +2,8 @@
 // saying what would order the two accesses in this model, checked on its
 // own and against a golden report (test/golden/expected/NAME.txt; rewrite
 // them with HEDDLE_UPDATE_GOLDEN=1 and read the difference).
+#include <fmt/format.h>
+
 #include <sstream>
 
 #include "test/golden/golden.hpp"
@@ -31,6 +33,21 @@ std::string hint_of(const std::string& report) {
   return hint;
 }
 
+/// The schedule line of (sub-)step `n` ("1", "1.1"), or "" when there is none.
+std::string schedule_line(const std::string& report, const std::string& n) {
+  const std::string key = fmt::format("\n  {:>4}  ", n);
+  auto from = report.find(key);
+  if (from == std::string::npos) return "";
+  return report.substr(from + 1, report.find('\n', from + 1) - from - 1);
+}
+
+/// True when `line` is the issuing line of `copy` by `agent` at `at`.
+bool issue_line(const std::string& line, const std::string& agent, const std::string& copy,
+                const std::string& at) {
+  return has(line, "  " + agent + " ") && has(line, "  issue " + copy + " ") &&
+         line.size() >= at.size() && line.compare(line.size() - at.size(), at.size(), at) == 0;
+}
+
 }  // namespace
 
 TEST_CASE("hint: a missing wait names the wait and its depth (tensormap rewrite)", "[hints]") {
@@ -46,7 +63,11 @@ TEST_CASE("hint: a missing wait names the wait and its depth (tensormap rewrite)
   CHECK(has(hint, "to depth 0: 0 newer groups may stay in flight"));
   // The copy is named by what it moves, and its issue is a line of the schedule.
   CHECK(has(report, "tma_store sD[0:128] -> tensormap_D box (0, 0)"));
-  CHECK(has(report, "issues tma_store sD[128:256] -> tensormap_D box (0, 0)\n"));
+  // Issuing is a step line of its own (1.1: during step 1, after its
+  // operation), with the issuing agent and the issue's source line.
+  CHECK(issue_line(schedule_line(report, "1.1"), "c0.warp0",
+                   "tma_store sD[128:256] -> tensormap_D box (0, 0)",
+                   test::source_line("kernels/cutlass/grouped_gemm_epilogue.cpp", "tensor_store(desc")));
   CHECK_FALSE(has(hint, "fence"));
   check_golden("missing_wait_tensormap", report);
 }
@@ -105,7 +126,8 @@ TEST_CASE("hint: a TPU DMA read before its wait names .wait() on its semaphore",
   CHECK(has(hint, "dev0 must wait for it with .wait() on dev0.copy_sem before that access"));
   // The DMA is named by what it moves, and its start issues it in the schedule.
   CHECK(has(report, " by dma dev0.x_hbm[2:4] -> dev0.xbuf at "));
-  CHECK(has(report, "issues dma dev0.x_hbm[2:4] -> dev0.xbuf\n"));
+  CHECK(issue_line(schedule_line(report, "1.1"), "dev0", "dma dev0.x_hbm[2:4] -> dev0.xbuf",
+                   test::source_line("test/golden/models.cpp", "copy.start()")));
   CHECK_FALSE(has(report, "proxy"));  // TPU reports in TPU words
   check_golden("missing_wait_dma", report);
 }

@@ -53,4 +53,21 @@ const auto dma_read =
             copy.wait();
           });
         });
+// Three threads meet at a barrier for seven rounds, then two of them touch
+// `data` with nothing between: a 41-step counterexample whose first 34 steps
+// are history both racing accesses share (the folded timeline's golden).
+const auto rounds =
+    kernel("timeline/rounds", "barrier rounds, then a race after the last one")
+        .param("rounds", 7, "barrier rounds before the race", 1, 50)
+        .body([](const Params& p) {
+          const long rounds = p.get_int("rounds");
+          auto data = buffer<int>("data", 1);
+          auto& bar = make<Barrier>("bar", 3);
+          for (int w = 0; w < 3; ++w)
+            spawn("w" + std::to_string(w), [=, &bar]() mutable {
+              for (long r = 0; r < rounds; ++r) bar.arrive_and_wait();
+              if (w == 0) data.store(0, 1);           // the write after the last round
+              if (w == 2) (void)data.load(0);         // the read after the last round
+            });
+        });
 }  // namespace

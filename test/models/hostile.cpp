@@ -111,6 +111,38 @@ const auto await_throws =
       });
     });
 
+// Runaways outside a thread step: each loops forever, making no access
+// heddle could stop it at, until the step watchdog's second strike.
+void spin_forever() {
+  volatile unsigned sink = 0;
+  for (;;) sink = sink + 1;
+}
+
+const auto await_loop =
+    kernel("hostile/await_loop", "an await predicate loops forever")
+        .preset("runaway", {}, Verdict::model_error)
+        .body([](const Params&) {
+          auto& x = make<Atomic<int>>("x", 0);
+          spawn("T0", [&x] {
+            await([]() -> bool { spin_forever(); return true; }, {&x});  // the runaway await
+          });
+        });
+
+const auto phase_loop =
+    kernel("hostile/phase_loop", "an async phase loops forever").body([](const Params&) {
+      auto dst = buffer<int>("dst", 1);
+      spawn("T0", [dst] {
+        issue("copy", {phase("copy", {touches(dst.region(), true)}, spin_forever)});  // the looping copy
+      });
+    });
+
+const auto exit_check_loop =
+    kernel("hostile/exit_check_loop", "an exit check loops forever").body([](const Params&) {
+      auto& x = make<Atomic<int>>("x", 0);
+      spawn("T0", [&x] { x.store(1); });
+      at_exit(spin_forever);  // the looping exit check
+    });
+
 const auto many_threads =
     kernel("hostile/many_threads", "thousands of threads increment one atomic")
         .param("threads", 10000, "threads", 1, 100000)
