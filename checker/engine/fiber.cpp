@@ -413,7 +413,7 @@ std::string fault_words(FiberFault why) {
     case FiberFault::stack_overflow: return "it overflowed the stack";
     case FiberFault::abort: return "it called abort()";
     case FiberFault::bad_access:
-      return fmt::format("it made an invalid memory access at address {}", g_fault.address);
+      return fmt::format("it made an invalid memory access at address {}", t_fault.address);
     case FiberFault::arithmetic: return "it raised an arithmetic fault (a division by zero?)";
     default: return "it faulted";
   }
@@ -421,29 +421,29 @@ std::string fault_words(FiberFault why) {
 }  // namespace
 
 bool guarded_call(const std::function<bool()>& pred) {
-  if (g_fault.resume_point != nullptr) return pred();  // in a fiber step: guarded already
+  if (t_fault.resume_point != nullptr) return pred();  // in a fiber step: guarded already
   // Same protocol as Fiber::resume: the handlers siglongjmp here on a fault
   // or on the watchdog's second strike (no mask to save: SA_NODEFER). The
   // predicate's frames are abandoned, not unwound, as a faulted fiber's are.
   sigjmp_buf here;
   int why = sigsetjmp(here, 0);
   if (why != 0) {
-    g_fault.resume_point = nullptr;
+    t_fault.resume_point = nullptr;
     watchdog_leave_step();
     if (static_cast<FiberFault>(why) == FiberFault::timeout) throw StepTimeout();
     throw std::runtime_error(fault_words(static_cast<FiberFault>(why)));
   }
-  g_fault.resume_point = &here;
+  t_fault.resume_point = &here;
   watchdog_enter_step();
   bool result = false;
   try {
     result = pred();
   } catch (...) {
-    g_fault.resume_point = nullptr;
+    t_fault.resume_point = nullptr;
     watchdog_leave_step();
     throw;
   }
-  g_fault.resume_point = nullptr;
+  t_fault.resume_point = nullptr;
   watchdog_leave_step();
   return result;
 }
