@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "checker/engine/bounded_read.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/engine/execution.hpp"
 
@@ -186,9 +187,7 @@ std::string write_schedule(const Schedule& s) {
 }
 
 Schedule read_schedule(const std::string& text, const std::string& file) {
-  if (text.size() > kMaxScheduleBytes)
-    malformed(file, fmt::format("it is {} MiB, over heddle's limit of {} MiB", text.size() >> 20,
-                                kMaxScheduleBytes >> 20));
+  if (text.size() > kMaxScheduleBytes) malformed(file, over_limit_words(text.size(), kMaxScheduleBytes));
   if (nesting_depth(text, kMaxScheduleDepth) > kMaxScheduleDepth)
     malformed(file, fmt::format("JSON nested deeper than heddle's limit of {} levels",
                                 kMaxScheduleDepth));
@@ -218,20 +217,45 @@ Schedule read_schedule(const std::string& text, const std::string& file) {
   return s;
 }
 
-Schedule load_schedule(const std::string& path) {
+BoundedRead read_bounded(const std::string& path, std::uint64_t max_bytes) {
+  BoundedRead r;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read schedule file {}: {}", path, std::strerror(errno)));
-  // Refuse a huge file before reading it (schedules arrive with bug reports).
+  if (!in) {
+    r.status = BoundedRead::Status::cannot_open;
+    r.error = std::strerror(errno);
+    return r;
+  }
   in.seekg(0, std::ios::end);
   const auto size = in.tellg();
-  if (size > 0 && static_cast<std::uint64_t>(size) > kMaxScheduleBytes)
-    malformed(path, fmt::format("it is {} MiB, over heddle's limit of {} MiB",
-                                static_cast<std::uint64_t>(size) >> 20, kMaxScheduleBytes >> 20));
+  if (size > 0 && static_cast<std::uint64_t>(size) > max_bytes) {
+    r.status = BoundedRead::Status::too_big;
+    r.size = static_cast<std::uint64_t>(size);
+    return r;
+  }
   in.seekg(0, std::ios::beg);
   std::stringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) throw UsageError(fmt::format("cannot read schedule file {}", path));
-  return read_schedule(ss.str(), path);
+  if (in.bad()) r.status = BoundedRead::Status::io_error;
+  else r.text = ss.str();
+  return r;
+}
+
+std::string over_limit_words(std::uint64_t size, std::uint64_t max_bytes) {
+  return fmt::format("it is {} MiB, over heddle's limit of {} MiB", size >> 20, max_bytes >> 20);
+}
+
+Schedule load_schedule(const std::string& path) {
+  // Refuse a huge file before reading it (schedules arrive with bug reports).
+  BoundedRead r = read_bounded(path, kMaxScheduleBytes);
+  switch (r.status) {
+    case BoundedRead::Status::cannot_open:
+      throw UsageError(fmt::format("cannot read schedule file {}: {}", path, r.error));
+    case BoundedRead::Status::too_big: malformed(path, over_limit_words(r.size, kMaxScheduleBytes));
+    case BoundedRead::Status::io_error:
+      throw UsageError(fmt::format("cannot read schedule file {}", path));
+    case BoundedRead::Status::ok: break;
+  }
+  return read_schedule(r.text, path);
 }
 
 }  // namespace heddle

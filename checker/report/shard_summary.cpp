@@ -2,12 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 
+#include "checker/engine/bounded_read.hpp"
 #include "checker/engine/errors.hpp"
 
 namespace heddle {
@@ -35,17 +32,14 @@ namespace {
 
 // Reads one summary, refusing what is too big or nested too deep to parse safely.
 nlohmann::json read_summary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad(path, fmt::format("cannot read it: {}", std::strerror(errno)));
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size > 0 && static_cast<std::uint64_t>(size) > kMaxSummaryBytes)
-    bad(path, fmt::format("it is {} MiB, over heddle's limit of {} MiB",
-                          static_cast<std::uint64_t>(size) >> 20, kMaxSummaryBytes >> 20));
-  in.seekg(0, std::ios::beg);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  BoundedRead r = read_bounded(path, kMaxSummaryBytes);
+  switch (r.status) {
+    case BoundedRead::Status::cannot_open: bad(path, fmt::format("cannot read it: {}", r.error));
+    case BoundedRead::Status::too_big: bad(path, over_limit_words(r.size, kMaxSummaryBytes));
+    case BoundedRead::Status::io_error: bad(path, "cannot read it");
+    case BoundedRead::Status::ok: break;
+  }
+  const std::string& text = r.text;
   if (nesting_depth(text, kMaxScheduleDepth) > kMaxScheduleDepth)
     bad(path, fmt::format("JSON nested deeper than heddle's limit of {} levels", kMaxScheduleDepth));
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
