@@ -330,13 +330,17 @@ Ending Execution::run(Strategy& strategy) {
     if (bug_ && !limits_.finish_after_bug) return Ending::bug;
     if (!scan_enabled(enabled)) return Ending::bug;
     if (enabled.empty()) {
+      // A failed assume() blocks its thread for good: the rest ran as far
+      // as it could, and the execution is not one of the model's.
+      if (assumption_failed_) return Ending::discarded;
       for (const auto& a : agents_)
         if (a->kind == Agent::Kind::thread && !a->finished) {
           report_deadlock();
           return Ending::bug;
         }
       run_exit_checks();
-      return bug_ ? Ending::bug : Ending::complete;
+      if (bug_) return Ending::bug;
+      return assumption_failed_ ? Ending::discarded : Ending::complete;  // an exit check's assume
     }
     if (step_ >= limits_.max_steps) {
       report_step_limit();

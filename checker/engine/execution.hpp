@@ -62,7 +62,9 @@ inline constexpr std::size_t kMaxAgents = 1u << 16;
 
 /// How an execution ended. `abandoned`: the strategy gave it up (pick
 /// returned kAbandon); it has no final state and is not counted as explored.
-enum class Ending { complete, bug, step_limit, abandoned };
+/// How an execution ended. discarded: a thread's assume() failed and nothing
+/// else could run (not an execution of the model; counted apart).
+enum class Ending { complete, bug, step_limit, abandoned, discarded };
 
 class Execution {
  public:
@@ -177,6 +179,9 @@ class Execution {
   /// The 1-based step running now (0 before the first step).
   std::uint32_t step() const noexcept { return step_; }
   bool failed() const noexcept { return bug_.has_value(); }
+  /// An assume() failed: the execution is discarded once nothing can run.
+  void fail_assumption() noexcept { assumption_failed_ = true; }
+  bool assumption_failed() const noexcept { return assumption_failed_; }
   /// A number no other execution of this process has: objects keep it to
   /// tell a reference kept from an earlier execution.
   std::uint64_t serial() const noexcept { return serial_; }
@@ -297,6 +302,7 @@ class Execution {
   std::size_t started_ = 0;  // agents_ below this index have been started
   Execution* previous_ = nullptr;
   std::uint64_t serial_ = 0;
+  bool assumption_failed_ = false;
 };
 
 }  // namespace heddle

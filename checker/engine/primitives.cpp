@@ -160,15 +160,19 @@ void Barrier::arrive_and_wait(std::source_location loc) {
   ex.acquire(completed_[mine]);
 }
 
-void await(std::function<bool()> pred, std::initializer_list<SyncObject*> reads, const char* op,
-           std::source_location loc) {
+namespace {
+// await() over the objects [first, last).
+void await_on(std::function<bool()>& pred, SyncObject* const* first, SyncObject* const* last,
+              const char* op, std::source_location loc) {
   auto& ex = Execution::current();
   PendingOp p;
   p.name = op;
   p.loc = loc;
-  for (auto* o : reads) p.footprint.push_back(Access{o->id(), 0, 1, false});
-  if (reads.size() > 0) {
-    p.object = (*reads.begin())->id();
+  // The predicate may look at any part of an object (a barrier's later
+  // phases too): it reads all of it.
+  for (auto* o = first; o != last; ++o) p.footprint.push_back(Access{(*o)->id(), 0, UINT32_MAX, false});
+  if (first != last) {
+    p.object = (*first)->id();
     p.has_object = true;
   }
   // The controller asks the predicate between steps, on its own stack: guarded
@@ -176,7 +180,32 @@ void await(std::function<bool()> pred, std::initializer_list<SyncObject*> reads,
   auto cond = [&pred] { return guarded_call(pred); };
   p.enabled = cond;
   ex.visible(std::move(p));
-  for (auto* o : reads) ex.acquire(o->sync());
+  for (auto* o = first; o != last; ++o) ex.acquire((*o)->sync());
+}
+}  // namespace
+
+void await(std::function<bool()> pred, std::initializer_list<SyncObject*> reads, const char* op,
+           std::source_location loc) {
+  await_on(pred, reads.begin(), reads.end(), op, loc);
+}
+
+void await(std::function<bool()> pred, const std::vector<SyncObject*>& reads, const char* op,
+           std::source_location loc) {
+  await_on(pred, reads.data(), reads.data() + reads.size(), op, loc);
+}
+
+void assume(bool cond, std::source_location loc) {
+  if (cond) return;
+  auto& ex = Execution::current();
+  ex.fail_assumption();
+  // Blocks for good: an operation that reads nothing and is never enabled
+  // commutes with every other step (DPOR reorders only the reads that led
+  // here). In setup or an exit check there is no step: the flag suffices.
+  PendingOp p;
+  p.name = "assume";
+  p.loc = loc;
+  p.enabled = [] { return false; };
+  ex.visible(std::move(p));
 }
 
 void check(bool cond, const std::string& message, std::source_location loc) {

@@ -218,6 +218,15 @@ class Barrier : public SyncObject {
 void await(std::function<bool()> pred, std::initializer_list<SyncObject*> reads,
            const char* op = "await", std::source_location loc = std::source_location::current());
 
+/// await() over a list built at run time (the objects of a loop, say).
+void await(std::function<bool()> pred, const std::vector<SyncObject*>& reads,
+           const char* op = "await", std::source_location loc = std::source_location::current());
+
+/// Discards the executions where `cond` is false (GenMC's assume): the
+/// calling thread blocks for good, and the execution is counted apart, not
+/// checked (no deadlock, no exit checks). Bugs met before it still count.
+void assume(bool cond, std::source_location loc = std::source_location::current());
+
 /// A model assertion: on failure, reports an assertion bug with this line.
 void check(bool cond, const std::string& message,
            std::source_location loc = std::source_location::current());

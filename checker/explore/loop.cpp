@@ -105,6 +105,13 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
       strategy.end_execution(ex);
       continue;
     }
+    if (ending == Ending::discarded) {
+      // An assume() failed: the strategy learns from it (its races are
+      // real), but it is no execution of the model, and no verdict.
+      ++result.stats.discarded;
+      strategy.end_execution(ex);
+      continue;
+    }
     ++result.stats.executions;
     if (state.executions) state.executions->fetch_add(1, std::memory_order_relaxed);
     result.stats.max_depth =

@@ -81,6 +81,7 @@ void add(RunResult& total, const RunResult& r) {
   t.deadlocked += r.stats.deadlocked;
   t.sleep_blocked += r.stats.sleep_blocked;
   t.abandoned += r.stats.abandoned;
+  t.discarded += r.stats.discarded;
   t.peak_state_bytes = std::max(t.peak_state_bytes, r.stats.peak_state_bytes);
   t.max_depth = std::max(t.max_depth, r.stats.max_depth);
   for (const auto& n : r.notes)
@@ -118,7 +119,7 @@ RunResult combine(const Shared& sh) {
     const RunResult& r = sh.states[pos].result;
     add(total, r);
     info.outcomes.push_back({sh.mine[pos], r.stats.executions, r.stats.buggy, r.stats.deadlocked,
-                             r.stats.max_depth, r.bug.has_value(), r.exhaustive});
+                             r.stats.max_depth, r.stats.discarded, r.bug.has_value(), r.exhaustive});
     all_done &= r.exhaustive;
     if (total.stopped_by.empty() && !r.exhaustive && !r.bug) total.stopped_by = r.stopped_by;
     if (r.bug && !total.bug) {

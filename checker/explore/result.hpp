@@ -19,6 +19,7 @@ struct RunStats {
   std::uint64_t deadlocked = 0;     // executions that ended blocked
   std::uint64_t sleep_blocked = 0;  // from the strategy (0 for optimal DPOR)
   std::uint64_t abandoned = 0;      // executions the strategy gave up (not in `executions`)
+  std::uint64_t discarded = 0;      // executions a failed assume() discarded (not in `executions`)
   std::uint64_t peak_state_bytes = 0;  // from the strategy: its exploration state, at most
   std::uint32_t max_depth = 0;      // most steps in one execution
   double seconds = 0;
@@ -31,6 +32,7 @@ struct ItemOutcome {
   std::uint64_t buggy = 0;
   std::uint64_t deadlocked = 0;
   std::uint32_t max_depth = 0;
+  std::uint64_t discarded = 0;   // by a failed assume()
   bool bug = false;              // it stopped at a bug (stop at the first bug)
   bool done = false;             // every trace of the item explored
 };

@@ -132,6 +132,8 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
   if (r.stats.abandoned > 0)
     out += fmt::format("abandoned schedules (a moved wait turned out blocked; not executions): {}\n",
                        r.stats.abandoned);
+  if (r.stats.discarded > 0)
+    out += fmt::format("discarded by a failed assume() (not executions): {}\n", r.stats.discarded);
   out += summary_line(r) + "\n";
   return out;
 }
@@ -148,6 +150,7 @@ nlohmann::json summary_json(const Kernel& kernel, const Params& params, const Ru
   j["stopped_by"] = r.stopped_by;
   j["stats"] = {{"buggy", r.stats.buggy}, {"deadlocked", r.stats.deadlocked},
                 {"sleep_blocked", r.stats.sleep_blocked}, {"abandoned", r.stats.abandoned},
+                {"discarded", r.stats.discarded},
                 {"max_depth", r.stats.max_depth},
                 {"seconds", r.stats.seconds}};
   j["notes"] = r.notes;

@@ -53,11 +53,24 @@ const Registration commute =
             });
         });
 
-RunConfig with(const char* strategy) {
-  RunConfig c;
-  c.strategy = strategy;
-  return c;
-}
+// test/await_phase: W completes an mbarrier's phases 0 and 1 (count 1);
+// R awaits phase 1 through the generic await and records the phase it sees
+// (1 or 2): the await must conflict with the phase-1 arrival too.
+const Registration await_phase =
+    kernel("test/await_phase", "a generic await on an mbarrier's later phase")
+        .body([](const Params&) {
+          auto& mb = make<gpu::Mbarrier>("mb", 1);
+          spawn("W", [&mb] {
+            mb.arrive();
+            mb.arrive();
+          });
+          spawn("R", [&mb] {
+            await([&mb] { return mb.phase() >= 1; }, {&mb}, "await_phase");
+            observe("R", std::to_string(mb.phase()));
+          });
+        });
+
+RunConfig with(const char* strategy) { return test::with_strategy(strategy); }
 }  // namespace
 
 TEST_CASE("entries conflict unless both read or both update one class", "[dpor]") {
@@ -120,3 +133,15 @@ TEST_CASE("commutative updates are one trace; an observer between them orders th
   }
 }
 
+
+TEST_CASE("a generic await reads every phase of the object it names", "[dpor]") {
+  // The await sees phase 1 or 2, depending on whether the second arrival
+  // came first: both outcomes, for dpor as for dfs (an await that read only
+  // phase 0 would be independent of that arrival and see one of them).
+  auto dfs = test::outcomes("test/await_phase", {}, with("dfs"));
+  CHECK(dfs.final_states.size() == 2);
+  for (const char* s : {"dpor", "optimal", "bounded"}) {
+    INFO(s);
+    CHECK(test::outcomes("test/await_phase", {}, with(s)).final_states == dfs.final_states);
+  }
+}

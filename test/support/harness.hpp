@@ -13,6 +13,13 @@ namespace heddle::test {
 RunResult run(const std::string& kernel, const std::map<std::string, std::string>& params = {},
               RunConfig config = {});
 
+/// A default RunConfig with the given strategy.
+inline RunConfig with_strategy(const std::string& strategy) {
+  RunConfig c;
+  c.strategy = strategy;
+  return c;
+}
+
 /// Every execution's final state and verdict, collected over a whole run.
 struct Outcomes {
   std::set<std::string> final_states;   // Execution::final_state() of complete executions
