@@ -18,8 +18,10 @@ nlohmann::json split_json(const SplitInfo& split, const RunResult& r) {
   j["probes"] = split.probes;
   nlohmann::json outcomes = nlohmann::json::array();
   for (const auto& o : split.outcomes)
-    outcomes.push_back({o.item, o.executions, o.buggy, o.deadlocked, o.max_depth, o.bug, o.done});
-  j["outcomes"] = outcomes;  // [item, executions, buggy, deadlocked, max_depth, bug, done]
+    outcomes.push_back(
+        {o.item, o.executions, o.buggy, o.deadlocked, o.max_depth, o.discarded, o.bug, o.done});
+  // [item, executions, buggy, deadlocked, max_depth, discarded, bug, done]
+  j["outcomes"] = outcomes;
   j["bug_item"] = split.bug_item ? nlohmann::json(*split.bug_item) : nlohmann::json();
   j["schedule"] = r.schedule ? nlohmann::json(write_schedule(*r.schedule)) : nlohmann::json();
   return j;
@@ -28,6 +30,40 @@ nlohmann::json split_json(const SplitInfo& split, const RunResult& r) {
 namespace {
 [[noreturn]] void bad(const std::string& file, const std::string& why) {
   throw UsageError(fmt::format("heddle merge: {}: {}", file, why));
+}
+
+// True when `j` has no field `key`, or one of the JSON type `is` accepts.
+template <typename Is>
+bool absent_or(const nlohmann::json& j, const char* key, Is is) {
+  return !j.contains(key) || (j[key].*is)();
+}
+
+// Refuses a summary whose fields merge reads have the wrong JSON types, so
+// that merge reads them without a type error.
+void check_fields(const nlohmann::json& j, const std::string& path) {
+  using J = nlohmann::json;
+  auto wrong = [&](const char* key, const char* what) {
+    bad(path, fmt::format("\"{}\" must be {}", key, what));
+  };
+  if (!j.contains("kernel") || !j["kernel"].is_string()) wrong("kernel", "the kernel's name");
+  if (!j.contains("params") || !j["params"].is_object()) wrong("params", "an object of strings");
+  for (const auto& [k, v] : j["params"].items())
+    if (!v.is_string()) wrong("params", "an object of strings");
+  if (!absent_or(j, "strategy", &J::is_string)) wrong("strategy", "a strategy's name");
+  if (!absent_or(j, "stopped_by", &J::is_string)) wrong("stopped_by", "a string");
+  if (!absent_or(j, "notes", &J::is_array)) wrong("notes", "an array of strings");
+  if (!absent_or(j, "stats", &J::is_object) ||
+      (j.contains("stats") && !absent_or(j["stats"], "seconds", &J::is_number)))
+    wrong("stats", "an object whose \"seconds\" is a number");
+  if (!absent_or(j, "counterexample", &J::is_object) && !j["counterexample"].is_null())
+    wrong("counterexample", "an object");
+  if (j.contains("counterexample") && j["counterexample"].is_object()) {
+    const J& c = j["counterexample"];
+    for (const char* k : {"steps", "preemptions", "original_steps", "original_preemptions"})
+      if (!absent_or(c, k, &J::is_number_unsigned)) wrong("counterexample", "an object of counts");
+    if (!absent_or(c, "minimized", &J::is_boolean) || !absent_or(c, "note", &J::is_string))
+      wrong("counterexample", "an object of counts, a flag and a note");
+  }
 }
 
 // Reads one summary, refusing what is too big or nested too deep to parse safely.
@@ -47,6 +83,7 @@ nlohmann::json read_summary(const std::string& path) {
   if (!j.is_object() || !j.contains("split") || !j["split"].is_object())
     bad(path, "not a shard summary: it has no \"split\" section (run with --shard I/N "
               "--summary-json FILE)");
+  check_fields(j, path);
   return j;
 }
 
@@ -60,14 +97,14 @@ std::uint64_t number(const nlohmann::json& j, const char* key, const std::string
 
 // One item's outcome from its JSON row.
 ItemOutcome outcome(const nlohmann::json& row, const std::string& file) {
-  if (!row.is_array() || row.size() != 7) bad(file, "an outcome is not a row of 7 values");
-  for (std::size_t k = 0; k < 5; ++k)
+  if (!row.is_array() || row.size() != 8) bad(file, "an outcome is not a row of 8 values");
+  for (std::size_t k = 0; k < 6; ++k)
     if (!row[k].is_number_unsigned()) bad(file, "an outcome holds a value that is not a count");
-  if (!row[5].is_boolean() || !row[6].is_boolean()) bad(file, "an outcome's flags are not true/false");
+  if (!row[6].is_boolean() || !row[7].is_boolean()) bad(file, "an outcome's flags are not true/false");
   return {row[0].get<std::uint64_t>(), row[1].get<std::uint64_t>(), row[2].get<std::uint64_t>(),
           row[3].get<std::uint64_t>(),
           static_cast<std::uint32_t>(std::min<std::uint64_t>(row[4].get<std::uint64_t>(), UINT32_MAX)),
-          row[5].get<bool>(), row[6].get<bool>()};
+          row[5].get<std::uint64_t>(), row[6].get<bool>(), row[7].get<bool>()};
 }
 
 // The header every shard of one run shares.
@@ -78,14 +115,14 @@ std::string identity(const nlohmann::json& j) {
                         s.value("items", nlohmann::json()), s.value("shards", nlohmann::json())}
       .dump();
 }
-}  // namespace
 
-MergedRun merge_shards(const std::vector<std::string>& files) {
+// merge_shards, on summaries that may still hold surprises for a type check.
+MergedRun merge_summaries(const std::vector<std::string>& files) {
   if (files.empty()) throw UsageError("heddle merge: give the summaries of every shard of one run");
   std::vector<nlohmann::json> sums;
   for (const auto& f : files) sums.push_back(read_summary(f));
   const std::uint64_t shards = number(sums[0]["split"], "shards", files[0], kMaxShards);
-  const std::uint64_t items = number(sums[0]["split"], "items", files[0]);
+  const std::uint64_t items = number(sums[0]["split"], "items", files[0], kMaxItems);
   if (shards == 0) bad(files[0], "the run was not sharded (--jobs only): there is nothing to merge");
   std::map<std::uint64_t, std::size_t> by_shard;  // shard -> file
   for (std::size_t f = 0; f < sums.size(); ++f) {
@@ -132,10 +169,12 @@ MergedRun merge_shards(const std::vector<std::string>& files) {
     r.stats.executions += it->second.executions;
     r.stats.buggy += it->second.buggy;
     r.stats.deadlocked += it->second.deadlocked;
+    r.stats.discarded += it->second.discarded;
     r.stats.max_depth = std::max(r.stats.max_depth, it->second.max_depth);
   }
   for (const auto& j : sums) {
-    r.stats.seconds = std::max(r.stats.seconds, j.value("stats", nlohmann::json::object()).value("seconds", 0.0));
+    if (j.contains("stats") && j["stats"].contains("seconds"))
+      r.stats.seconds = std::max(r.stats.seconds, j["stats"]["seconds"].get<double>());
     for (const auto& n : j.value("notes", nlohmann::json::array()))
       if (n.is_string() && n.get<std::string>().rfind("shard ", 0) != 0 &&
           std::find(r.notes.begin(), r.notes.end(), n.get<std::string>()) == r.notes.end())
@@ -160,6 +199,17 @@ MergedRun merge_shards(const std::vector<std::string>& files) {
     if (r.stopped_by.empty()) r.stopped_by = "incomplete shard";
   }
   return m;
+}
+}  // namespace
+
+MergedRun merge_shards(const std::vector<std::string>& files) {
+  try {
+    return merge_summaries(files);
+  } catch (const nlohmann::json::exception& e) {
+    // check_fields should have said it better: a field it does not check.
+    throw UsageError(fmt::format("heddle merge: a summary holds a value of the wrong type ({})",
+                                 e.what()));
+  }
 }
 
 }  // namespace heddle

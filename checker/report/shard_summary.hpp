@@ -17,6 +17,8 @@ nlohmann::json split_json(const SplitInfo& split, const RunResult& r);
 /// Limits on merge's input: summaries arrive from other machines.
 inline constexpr std::size_t kMaxSummaryBytes = std::size_t{256} << 20;
 inline constexpr std::uint32_t kMaxShards = 100000;
+/// Far above what a split makes (kSplitTarget times one level's branching).
+inline constexpr std::uint64_t kMaxItems = std::uint64_t{1} << 24;
 
 /// What the shards of one run found together.
 struct MergedRun {

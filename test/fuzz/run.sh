@@ -15,7 +15,8 @@ mkdir -p "$out/obj"
 flags=(-std=c++20 -O1 -g -I. -include test/fuzz/source_location_shim.hpp
        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
 readers=(checker/engine/schedule.cpp checker/registry.cpp checker/cli/ci_job.cpp
-         checker/report/ci_json.cpp checker/report/ci_junit.cpp checker/report/ci_sarif.cpp)
+         checker/report/ci_json.cpp checker/report/ci_junit.cpp checker/report/ci_sarif.cpp
+         checker/report/shard_summary.cpp)
 objs=()
 for src in "${readers[@]}"; do
   obj="$out/obj/$(basename "$src" .cpp).o"
@@ -24,7 +25,7 @@ for src in "${readers[@]}"; do
 done
 libs=("$build/checker/libheddle.a" -lfmt -lspdlog -lboost_context -pthread)
 status=0
-for name in schedule params summary; do
+for name in schedule params summary merge; do
   exe="$out/fuzz_$name"
   clang++ "${flags[@]}" -fsanitize=fuzzer "test/fuzz/fuzz_$name.cpp" "${objs[@]}" "${libs[@]}" -o "$exe"
   corpus="$out/corpus_$name"
