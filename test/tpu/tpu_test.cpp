@@ -134,12 +134,12 @@ TEST_CASE("fixed ring: one receive semaphore per slot, no race", "[tpu]") {
 TEST_CASE("dfs executions of the ring are the linear extensions of its partial order",
           "[.][tpu-slow]") {
   // Eager DMAs make the buggy ring deterministic: 1,993,536 orders (poset.hpp).
-  auto eager = run(kRing, {{"dma_order", "eager"}});
+  auto eager = run(kRing, {{"dma_order", "eager"}}, dfs());
   CHECK(eager.verdict == Verdict::ok);
   CHECK(eager.exhaustive);
   CHECK(eager.stats.executions == test::ring_executions(3, 2, true));
   // One step (no reuse): the async phases are explored too, 667,296 orders.
-  auto one = run(kRing, {{"steps", "1"}, {"fixed", "true"}});
+  auto one = run(kRing, {{"steps", "1"}, {"fixed", "true"}}, dfs());
   CHECK(one.verdict == Verdict::ok);
   CHECK(one.exhaustive);
   CHECK(one.stats.executions == test::ring_executions(3, 1, false));
