@@ -148,6 +148,19 @@ bool wakeable(const Node& n, const EventInfo& x) {
                      [&](const EventInfo& e) { return dpor::conflict(e, x); });
 }
 
+// The agents of `n`'s sample whose steps wake one of its sleeping events,
+// in the order they first do: POP's free choice in the item prefers them.
+std::vector<AgentId> wakers(const Node& n) {
+  std::vector<AgentId> out;
+  for (const EventInfo& e : n.sample) {
+    if (std::find(out.begin(), out.end(), e.agent) != out.end()) continue;
+    if (std::any_of(n.item.sleep.begin(), n.item.sleep.end(),
+                    [&](const EventInfo& b) { return dpor::conflict(e, b); }))
+      out.push_back(e.agent);
+  }
+  return out;
+}
+
 // `n`'s frontier, those its sample may wake first, then the others, each in
 // agent order. Any order is exact (every trace still has one leaf); this
 // one keeps an event that nothing wakes (a read of data no one writes) out
@@ -177,7 +190,7 @@ std::vector<Node> expand(const Kernel& kernel, const Params& params, const Execu
   return children;
 }
 
-// FNV-1a over the items' prefixes and sleep events.
+// FNV-1a over the items' prefixes, sleep events and wakers.
 std::uint64_t fingerprint(const std::vector<WorkItem>& items) {
   std::uint64_t h = 14695981039346656037ull;
   auto mix = [&h](std::uint64_t v) {
@@ -188,6 +201,7 @@ std::uint64_t fingerprint(const std::vector<WorkItem>& items) {
     for (AgentId a : it.prefix) mix(index(a));
     mix(it.sleep.size());
     for (const auto& e : it.sleep) mix((std::uint64_t{index(e.agent)} << 32) | e.agent_event);
+    for (AgentId a : it.wakers) mix(index(a));
   }
   return h;
 }
@@ -214,7 +228,10 @@ WorkSplit split_work(const Kernel& kernel, const Params& params, const RunConfig
     level = std::move(next);
     if (!grew) break;
   }
-  for (Node& n : level) split.items.push_back(std::move(n.item));
+  for (Node& n : level) {
+    n.item.wakers = wakers(n);
+    split.items.push_back(std::move(n.item));
+  }
   split.fingerprint = fingerprint(split.items);
   return split;
 }

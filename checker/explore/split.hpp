@@ -40,6 +40,7 @@ namespace heddle {
 struct WorkItem {
   std::vector<AgentId> prefix;          // canonical agent ids, replayed
   std::vector<dpor::EventInfo> sleep;   // events covered by earlier items
+  std::vector<AgentId> wakers;          // agents whose sampled steps wake one of sleep
 };
 
 /// The work items of one exploration, in the order a sequential run takes them.
