@@ -94,10 +94,11 @@ class Probe final : public Strategy {
   // agent does not starve the others; the sample ends after kSampleSteps.
   AgentId sample_pick(const Choice& c, std::size_t p) {
     if (p - prefix_.size() >= kSampleSteps) return kAbandon;
-    for (AgentId a : c.enabled)
-      if (std::int64_t{index(a)} > last_) return last_ = index(a), a;
-    last_ = index(c.enabled.front());
-    return c.enabled.front();
+    auto after = std::find_if(c.enabled.begin(), c.enabled.end(),
+                              [&](AgentId a) { return std::int64_t{index(a)} > last_; });
+    const AgentId a = after != c.enabled.end() ? *after : c.enabled.front();
+    last_ = index(a);
+    return a;
   }
 
   const std::vector<AgentId>& prefix_;
