@@ -17,12 +17,17 @@ struct Node {
   WorkItem item;
   std::vector<EventInfo> frontier;  // the enabled agents' pending events, in agent order
   EventInfo last;                   // the prefix's last event, as it ran
+  std::vector<EventInfo> sample;    // the events of one continuation past the prefix
   bool leaf = false;                // the execution ended at the prefix's end
   bool chooses = false;             // the model called heddle::choose
 };
 
-// Runs a prefix, then gives the execution up: records the last event as it
-// ran and the events enabled after it.
+// How far a probe's sample continuation runs past the prefix, at most.
+constexpr std::size_t kSampleSteps = 1024;
+
+// Runs a prefix, records the last event as it ran and the events enabled
+// after it, then samples one continuation (round robin, bounded) whose
+// events order the node's children (expand()).
 class Probe final : public Strategy {
  public:
   Probe(const std::vector<AgentId>& prefix, WorkSplit& split, Node& into)
@@ -42,8 +47,8 @@ class Probe final : public Strategy {
         split_.objects.canon(e.footprint);
         node_.frontier.push_back(std::move(e));
       }
-      return kAbandon;
     }
+    if (p >= prefix_.size()) return sample_pick(c, p);
     AgentId a{};
     if (!split_.agents.find(prefix_[p], a) ||
         std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
@@ -60,6 +65,13 @@ class Probe final : public Strategy {
   void end_execution(const Execution& ex) override {
     sync(ex);
     if (depth_ <= prefix_.size()) node_.leaf = true;  // ended at (or before) the prefix's end
+    const auto& trace = ex.trace();
+    for (std::size_t k = prefix_.size(); k < trace.size(); ++k) {
+      EventInfo e = dpor::event_info(trace, k, false);
+      e.agent = split_.agents.canon(e.agent);
+      split_.objects.canon(e.footprint);
+      node_.sample.push_back(std::move(e));
+    }
   }
   bool exhaustive() const override { return false; }
 
@@ -78,12 +90,24 @@ class Probe final : public Strategy {
     have_last_ = true;
   }
 
+  // Round robin over the enabled agents past the prefix, so that a spinning
+  // agent does not starve the others; the sample ends after kSampleSteps.
+  AgentId sample_pick(const Choice& c, std::size_t p) {
+    if (p - prefix_.size() >= kSampleSteps) return kAbandon;
+    auto after = std::find_if(c.enabled.begin(), c.enabled.end(),
+                              [&](AgentId a) { return std::int64_t{index(a)} > last_; });
+    const AgentId a = after != c.enabled.end() ? *after : c.enabled.front();
+    last_ = index(a);
+    return a;
+  }
+
   const std::vector<AgentId>& prefix_;
   WorkSplit& split_;
   Node& node_;
   std::size_t depth_ = 0;
   bool conditional_ = false;
   bool have_last_ = false;
+  std::int64_t last_ = -1;  // the agent the sample ran last
 };
 
 // Runs `node`'s prefix once and fills in what its probe saw.
@@ -118,12 +142,43 @@ std::vector<EventInfo> carried(const std::vector<EventInfo>& before, const Event
   return out;
 }
 
-// The children of `n` (probed), in agent order; none when every enabled event sleeps.
+// True when an event of another agent in `n`'s sample conflicts with x,
+// so that x, once asleep, may be woken there.
+bool wakeable(const Node& n, const EventInfo& x) {
+  return std::any_of(n.sample.begin(), n.sample.end(),
+                     [&](const EventInfo& e) { return dpor::conflict(e, x); });
+}
+
+// The agents of `n`'s sample whose steps wake one of its sleeping events,
+// in the order they first do: POP's free choice in the item prefers them.
+std::vector<AgentId> wakers(const Node& n) {
+  std::vector<AgentId> out;
+  for (const EventInfo& e : n.sample) {
+    if (std::find(out.begin(), out.end(), e.agent) != out.end()) continue;
+    if (std::any_of(n.item.sleep.begin(), n.item.sleep.end(),
+                    [&](const EventInfo& b) { return dpor::conflict(e, b); }))
+      out.push_back(e.agent);
+  }
+  return out;
+}
+
+// `n`'s frontier, those its sample may wake first, then the others, each in
+// agent order. Any order is exact (every trace still has one leaf); this
+// one keeps an event that nothing wakes (a read of data no one writes) out
+// of its later siblings' sleep sets, where it would leave them empty: POP
+// explores such an item's executions only to give each up (sleep-blocked).
+std::vector<EventInfo> child_order(const Node& n) {
+  std::vector<EventInfo> out = n.frontier;
+  std::stable_partition(out.begin(), out.end(), [&](const EventInfo& x) { return wakeable(n, x); });
+  return out;
+}
+
+// The children of `n` (probed), in child_order; none when every enabled event sleeps.
 std::vector<Node> expand(const Kernel& kernel, const Params& params, const ExecutionLimits& limits,
                          StackPool& pool, WorkSplit& split, const Node& n) {
   std::vector<Node> children;
   std::vector<EventInfo> sleep = n.item.sleep;  // grows with each explored sibling
-  for (const EventInfo& x : n.frontier) {
+  for (const EventInfo& x : child_order(n)) {
     if (sleeps(sleep, x)) continue;
     Node child;
     child.item.prefix = n.item.prefix;
@@ -136,7 +191,7 @@ std::vector<Node> expand(const Kernel& kernel, const Params& params, const Execu
   return children;
 }
 
-// FNV-1a over the items' prefixes and sleep events.
+// FNV-1a over the items' prefixes, sleep events and wakers.
 std::uint64_t fingerprint(const std::vector<WorkItem>& items) {
   std::uint64_t h = 14695981039346656037ull;
   auto mix = [&h](std::uint64_t v) {
@@ -147,6 +202,7 @@ std::uint64_t fingerprint(const std::vector<WorkItem>& items) {
     for (AgentId a : it.prefix) mix(index(a));
     mix(it.sleep.size());
     for (const auto& e : it.sleep) mix((std::uint64_t{index(e.agent)} << 32) | e.agent_event);
+    for (AgentId a : it.wakers) mix(index(a));
   }
   return h;
 }
@@ -173,7 +229,10 @@ WorkSplit split_work(const Kernel& kernel, const Params& params, const RunConfig
     level = std::move(next);
     if (!grew) break;
   }
-  for (Node& n : level) split.items.push_back(std::move(n.item));
+  for (Node& n : level) {
+    n.item.wakers = wakers(n);
+    split.items.push_back(std::move(n.item));
+  }
   split.fingerprint = fingerprint(split.items);
   return split;
 }

@@ -4,14 +4,22 @@
 // The first levels of the exploration tree are fully expanded with sleep
 // sets (Godefroid, "Partial-Order Methods for the Verification of
 // Concurrent Systems", LNCS 1032, Ch. 5): at a node with sleep set S whose
-// enabled events are x_0 < x_1 < ... (agent order), child k runs x_k with
+// enabled events are ordered x_0 < x_1 < ..., child k runs x_k with
 // sleep set {b in S, or b = x_j with j < k : b independent of x_k}; a child
 // whose x_k sleeps is covered by an earlier sibling and dropped. Every
 // Mazurkiewicz trace then belongs to exactly one leaf: the one whose prefix
-// its lexicographic normal form starts with. Each leaf is one work item,
-// explored by POP from its prefix with its sleep set (PopDpor::start_at),
-// so the items share nothing while they run, and their executions add up
-// to one per trace, as a single run's do.
+// its lexicographic normal form (in that order) starts with. Each leaf is
+// one work item, explored by POP from its prefix with its sleep set
+// (PopDpor::start_at), so the items share nothing while they run, and
+// their executions add up to one per trace, as a single run's do.
+//
+// The order is the one cost depends on: a child whose sleep set holds an
+// event that nothing will wake owns no trace, yet POP explores it to the
+// end and gives each of its executions up (sleep-blocked). Events a sampled
+// continuation wakes come first, the others last (split.cpp, child_order).
+// Sleep sets cannot be weakened to POP's weak-initial test instead: that
+// leaves traces to an earlier item that only its own races would reach
+// (bench/RESULTS.md, session 6).
 //
 // The split depends only on the model: the same items, in the same order,
 // for every N and every shard, so counts, verdicts and the reported bug
@@ -32,6 +40,7 @@ namespace heddle {
 struct WorkItem {
   std::vector<AgentId> prefix;          // canonical agent ids, replayed
   std::vector<dpor::EventInfo> sleep;   // events covered by earlier items
+  std::vector<AgentId> wakers;          // agents whose sampled steps wake one of sleep
 };
 
 /// The work items of one exploration, in the order a sequential run takes them.

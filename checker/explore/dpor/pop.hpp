@@ -80,9 +80,11 @@ class PopDpor {
   /// Explores only the traces that start with `prefix` (canonical agent ids)
   /// and that no event of `sleep` could start from there (a work item of a
   /// split exploration, checker/explore/split.hpp), whose canonical ids come
-  /// from `agents` and `objects`. Call before begin().
+  /// from `agents` and `objects`; free choices prefer `wakers` while one of
+  /// `sleep` still sleeps. Call before begin().
   void start_at(std::vector<AgentId> prefix, std::vector<EventInfo> sleep,
-                const CanonicalAgents& agents, const CanonicalObjects& objects);
+                std::vector<AgentId> wakers, const CanonicalAgents& agents,
+                const CanonicalObjects& objects);
   /// Prepares the next execution; false when every trace has been explored.
   bool begin();
   /// The agent to run at the step described by `c`.
@@ -135,6 +137,8 @@ class PopDpor {
   Slot& slot(std::size_t p);
   /// Creates the slot of a fresh position p of the running execution.
   Slot& fresh_slot(std::size_t p, const std::vector<Event>& trace);
+  /// True when one of start_at's sleeping events still sleeps in `s`.
+  bool root_asleep(const Slot& s) const;
   /// An enabled agent whose step completes no sleep sequence at p.
   AgentId free_choice(std::size_t p, const Choice& c, const Slot& s);
   /// Refines the branch recorded for position p to the footprint it ran with.
@@ -171,6 +175,7 @@ class PopDpor {
   std::size_t branch_ = 0;
   std::size_t prefix_ = 0;            // start_at's prefix: replayed, never reversed
   std::vector<SeqRef> root_sleep_;    // start_at's sleep, at position prefix_
+  std::vector<AgentId> wakers_;       // start_at's wakers (canonical ids)
   bool following_ = false;
   std::size_t depth_ = 0;
   std::size_t followed_to_ = 0;        // positions [branch_, followed_to_) followed the plan

@@ -26,7 +26,7 @@ class Pop final : public Strategy {
   /// Explores one work item of `split` only.
   Pop(const WorkSplit& split, std::size_t k) : item_(true) {
     const WorkItem& it = split.items[k];
-    core_->start_at(it.prefix, it.sleep, split.agents, split.objects);
+    core_->start_at(it.prefix, it.sleep, it.wakers, split.agents, split.objects);
   }
   std::string name() const override { return "dpor"; }
   bool begin_execution() override {
