@@ -7,4 +7,5 @@
 #include "models/gpu/cta_sync.hpp"
 #include "models/gpu/grid.hpp"
 #include "models/gpu/memory.hpp"
+#include "models/gpu/reduce.hpp"
 #include "models/gpu/wgmma.hpp"
