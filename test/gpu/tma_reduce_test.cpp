@@ -8,17 +8,14 @@
 
 #include "models/gpu/gpu.hpp"
 #include "test/support/harness.hpp"
+#include "test/support/mentions.hpp"
+#include "test/support/presets.hpp"
 
 using namespace heddle;
 using namespace heddle::gpu;
 
 namespace {
-
-// True when one of a race's two accesses is operation `op`.
-bool accessed_by(const BugReport& b, const std::string& op) {
-  return std::any_of(b.accesses.begin(), b.accesses.end(),
-                     [&](const AccessInfo& a) { return a.op == op; });
-}
+using test::accessed_by;
 
 // test/reduce_vs: thread r bulk-reduces (add) into G[0:2]; thread o does
 // `other` to G[0] with no ordering between them: another reduce-add, a
@@ -63,9 +60,7 @@ TEST_CASE("reductions race with unordered plain accesses, not with each other",
     REQUIRE(r.bug);
     CHECK(r.verdict == Verdict::race);
     CHECK(accessed_by(*r.bug, "bulk_reduce.write_gmem"));
-    RunResult again = test::replay(*r.schedule);
-    REQUIRE(again.bug);
-    CHECK(report_to_json(*again.bug) == r.schedule->bug);
+    test::check_replay(r);
   }
 }
 
@@ -84,10 +79,8 @@ TEST_CASE("TMA reduce split-K: every preset has its verdict, values checked, rep
     // read_early, plain_store: a plain access against the reduction's write.
     CHECK(accessed_by(*r.bug, v == "reuse_early" ? "tma_reduce.read_smem"
                                                  : "tma_reduce.write_gmem"));
-    RunResult again = test::replay(*r.schedule);
-    REQUIRE(again.bug);
-    CHECK(report_to_json(*again.bug) == r.schedule->bug);
-    CHECK(again.bug->accesses.size() == 2);
+    CHECK(r.bug->accesses.size() == 2);
+    test::check_replay(r);
   }
   for (const char* op : {"min", "max"}) {
     INFO(op);
