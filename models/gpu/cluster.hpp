@@ -22,6 +22,7 @@ enum class ClusterArrive { release, relaxed };
 /// thread arrived in (a named barrier whose arrive and wait are split).
 class ClusterBarrier : public NamedBarrier {
  public:
+  /// A cluster barrier gathering `count` arrivals per phase (Grid::cluster_barrier).
   ClusterBarrier(std::string name, std::uint32_t count)
       : NamedBarrier(std::move(name)), count_(count) {}
   /// barrier.cluster.arrive{.release|.relaxed}: arrive without waiting.
