@@ -217,12 +217,23 @@ void tensormap_cp_fenceproxy(const TensorMap& global_desc, const TensorMap& shar
   access(src, false, Proxy::generic, "tensormap.cp_fenceproxy", loc);
   access(dst, true, Proxy::generic, "tensormap.cp_fenceproxy", loc);
   std::memcpy(data(dst), data(src), kDescBytes);
+  // PTX ISA §9.7.9.26 (tensormap.cp_fenceproxy): the copy, then a release
+  // proxy pattern from it to later tensormap-proxy accesses of dst.
+  Execution::current().proxy_release(Proxy::tensormap);
+}
+
+void fence_proxy_tensormap_release(const TensorMap&, std::source_location) {
+  // PTX ISA §9.7.13.4 (membar/fence, proxy fences): the .release half of the
+  // uni-directional generic -> tensormap pattern; thread-local, no scheduling point.
+  Execution::current().proxy_release(Proxy::tensormap);
 }
 
 void fence_proxy_tensormap_acquire(const TensorMap&, std::source_location) {
-  // Thread-local, like every proxy fence: no scheduling point is needed.
-  // It orders generic writes before later tensormap-proxy reads only.
-  Execution::current().proxy_fence(Proxy::tensormap);
+  // PTX ISA §9.7.13.4: a .release proxy fence forms a release sequence that
+  // synchronizes with an acquire sequence containing the .acquire one: only
+  // generic writes released (here or by a thread synchronized with) become
+  // visible to later tensormap-proxy reads.
+  Execution::current().proxy_acquire(Proxy::tensormap);
 }
 
 void fence_proxy_async(std::source_location) { Execution::current().proxy_fence(Proxy::async); }
@@ -233,7 +244,9 @@ const bool fences_named = [] {
   name_proxy_fence(Proxy::async,
                    "fence.proxy.async (fence_view_async_shared() / plgpu.commit_smem())");
   name_proxy_fence(Proxy::tensormap,
-                   "fence.proxy.tensormap::generic.acquire (tma_descriptor_fence_acquire())");
+                   "fence.proxy.tensormap::generic.release after the descriptor write "
+                   "(tensormap.cp_fenceproxy / tma_descriptor_cp_fence_release()) and "
+                   ".acquire before the TMA op (tma_descriptor_fence_acquire())");
   return true;
 }();
 }  // namespace
