@@ -15,6 +15,8 @@ struct AccessRecord {
   std::uint32_t step = 0;
   Proxy proxy = Proxy::generic;
   const char* op = "";
+  bool atomic = false;           // an atomic read-modify-write (a reduction): atomics do not race
+                                 // with each other, only with plain accesses
   std::source_location loc;
 };
 

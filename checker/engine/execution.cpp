@@ -222,6 +222,20 @@ void Execution::proxy_fence(Proxy p) {
   if (&a != &host_) a.clock.tick(a.id);
 }
 
+void Execution::proxy_release(Proxy p) {
+  if (p == Proxy::generic) return;
+  Agent& a = running_ ? *running_ : host_;
+  a.commit.released_to(p) = a.clock;
+  if (&a != &host_) a.clock.tick(a.id);
+}
+
+void Execution::proxy_acquire(Proxy p) {
+  if (p == Proxy::generic) return;
+  Agent& a = running_ ? *running_ : host_;
+  a.commit[p].join(a.commit.released_to(p));
+  if (&a != &host_) a.clock.tick(a.id);
+}
+
 void Execution::fail(BugReport bug) {
   if (bug_) return;  // the first bug of an execution is the one reported
   bug.step = step_;

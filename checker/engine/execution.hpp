@@ -149,6 +149,12 @@ class Execution {
   void proxy_fence();
   /// A proxy fence for proxy `p` only (fence.proxy.async, the tensormap acquire).
   void proxy_fence(Proxy p);
+  /// A uni-directional release proxy fence for `p`: the agent's accesses so
+  /// far become available to acquire proxy fences it synchronizes with.
+  void proxy_release(Proxy p);
+  /// A uni-directional acquire proxy fence for `p`: what was released to
+  /// `p` and reached this agent becomes visible to its `p` accesses.
+  void proxy_acquire(Proxy p);
   /// Records a bug; the controller ends the execution after this step.
   void fail(BugReport bug);
   /// Records a bug found by a model check (assertion, misuse).

@@ -52,12 +52,25 @@ void Region::check_bounds(std::size_t first, std::size_t n, std::source_location
 
 void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, const char* op,
                     std::source_location loc) {
+  check_and_record(first, n, write, false, proxy, op, loc);
+}
+
+void Region::reduce(std::size_t first, std::size_t n, Proxy proxy, const char* op,
+                    std::source_location loc) {
+  check_and_record(first, n, true, true, proxy, op, loc);
+}
+
+// Atomic accesses (reductions) sit in a cell's reads, since several may be
+// concurrent: they race with unordered plain accesses only, so a plain read
+// checks them as writes, and a reduction checks the plain reads.
+void Region::check_and_record(std::size_t first, std::size_t n, bool write, bool atomic,
+                              Proxy proxy, const char* op, std::source_location loc) {
   auto& ex = Execution::current();
   if (serial_ != ex.serial()) throw stale_object_error("buffer", loc);
   Agent* a = ex.self();
   if (a == nullptr) return;  // setup and exit checks: initial contents and results
   if (step_watchdog_fired()) throw StepTimeout();
-  const AccessRecord now{a->id, a->clock[a->id], ex.step(), proxy, op, loc};
+  const AccessRecord now{a->id, a->clock[a->id], ex.step(), proxy, op, atomic, loc};
   // A later-proxy access sees an earlier generic access only through a proxy
   // fence, i.e. through the commit clock (DESIGN.md, Happens-before and races).
   auto ordered = [&](const AccessRecord& prior) {
@@ -68,15 +81,15 @@ void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, c
     return c.covers(Epoch{prior.agent, prior.time});
   };
   // The racing elements: from e on, as long as the same prior access races.
-  auto extent = [&](std::size_t e, const AccessRecord& prior, bool prior_write) {
+  auto extent = [&](std::size_t e, const AccessRecord& prior, bool in_write) {
     auto same = [&](const AccessRecord& r) {
       return r.agent == prior.agent && r.time == prior.time && r.op == prior.op;
     };
     std::size_t last = e;
     while (last + 1 < first + n) {
       const ShadowCell& next = shadow_[last + 1];
-      bool found = prior_write ? same(next.write)
-                               : std::any_of(next.reads.begin(), next.reads.end(), same);
+      bool found = in_write ? same(next.write)
+                            : std::any_of(next.reads.begin(), next.reads.end(), same);
       if (!found) break;
       ++last;
     }
@@ -86,20 +99,23 @@ void Region::access(std::size_t first, std::size_t n, bool write, Proxy proxy, c
     ShadowCell& cell = shadow_[e];
     if (!ordered(cell.write))
       return race(cell.write, true, e, extent(e, cell.write, true), write, now);
-    if (write) {
-      for (const auto& r : cell.reads)
-        if (!ordered(r)) return race(r, false, e, extent(e, r, false), write, now);
+    for (const auto& r : cell.reads) {
+      // Two atomics never race; two plain reads neither.
+      const bool conflict = atomic ? !r.atomic : (write || r.atomic);
+      if (conflict && !ordered(r)) return race(r, r.atomic, e, extent(e, r, false), write, now);
+    }
+    if (write && !atomic) {
       cell.write = now;
       cell.reads.clear();
-    } else {
-      bool replaced = false;
-      for (auto& r : cell.reads)
-        if (r.agent == now.agent && r.proxy == now.proxy) r = now, replaced = true;
-      if (!replaced) cell.reads.push_back(now);
+      continue;
     }
+    bool replaced = false;
+    for (auto& r : cell.reads)
+      if (r.agent == now.agent && r.proxy == now.proxy && r.atomic == now.atomic)
+        r = now, replaced = true;
+    if (!replaced) cell.reads.push_back(now);
   }
 }
-
 
 void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
                   std::size_t last, bool write, const AccessRecord& now) {

@@ -45,12 +45,19 @@ class Region {
   /// and records it. `op` names the access in reports.
   void access(std::size_t first, std::size_t n, bool write, Proxy proxy, const char* op,
               std::source_location loc);
+  /// Race-checks an atomic read-modify-write (a reduction) of [first, first+n):
+  /// it races with unordered plain accesses, never with another atomic one.
+  void reduce(std::size_t first, std::size_t n, Proxy proxy, const char* op,
+              std::source_location loc);
   /// Throws ModelError when [first, first+n) is out of bounds.
   void check_bounds(std::size_t first, std::size_t n, std::source_location loc) const;
   /// Throws ModelError when the region belongs to an earlier execution.
   void check_current(std::source_location loc) const;
 
  private:
+  /// access() and reduce(): checks [first, first+n) and records the access.
+  void check_and_record(std::size_t first, std::size_t n, bool write, bool atomic, Proxy proxy,
+                        const char* op, std::source_location loc);
   /// Reports a race on elements [elem, last] against `prior`.
   void race(const AccessRecord& prior, bool prior_write, std::size_t elem, std::size_t last,
             bool write, const AccessRecord& now);

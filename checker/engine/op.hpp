@@ -28,6 +28,8 @@ enum class Update : std::uint32_t {
   signal,          // a semaphore signal (count += n, release)
   arrive,          // an arrival on a barrier phase (pending -= 1, release)
   tx_complete,     // complete_tx on an mbarrier phase that awaits only bytes
+  reduce_min,      // an atomic min into memory without reading it (red.min)
+  reduce_max,      // an atomic max into memory without reading it (red.max)
 };
 
 /// The class of a commutative update: its kind, in phase `phase` of its object

@@ -12,14 +12,23 @@ namespace heddle {
 /// tensormap acquire fence does not order async copies).
 struct CommitClocks {
   std::array<VectorClock, 2> by_proxy;
+  /// Per proxy: what the release proxy fences of this agent, and of the
+  /// agents it synchronized with, made available; an acquire proxy fence
+  /// moves it into by_proxy (a uni-directional release/acquire pattern).
+  std::array<VectorClock, 2> released;
 
   /// The commit clock of non-generic proxy `p` ([heddle bug] for generic).
   VectorClock& operator[](Proxy p) noexcept { return by_proxy[slot(p)]; }
   const VectorClock& operator[](Proxy p) const noexcept { return by_proxy[slot(p)]; }
   /// Pointwise join, proxy by proxy.
   void join(const CommitClocks& other) {
-    for (std::size_t i = 0; i < by_proxy.size(); ++i) by_proxy[i].join(other.by_proxy[i]);
+    for (std::size_t i = 0; i < by_proxy.size(); ++i) {
+      by_proxy[i].join(other.by_proxy[i]);
+      released[i].join(other.released[i]);
+    }
   }
+  /// What proxy `p`'s release fences made available so far.
+  VectorClock& released_to(Proxy p) noexcept { return released[slot(p)]; }
 
  private:
   static std::size_t slot(Proxy p) noexcept { return static_cast<std::size_t>(p) - 1; }

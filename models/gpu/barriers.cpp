@@ -8,7 +8,8 @@
 
 namespace heddle::gpu {
 
-std::uint64_t NamedBarrier::arrive_as_self(std::uint32_t count, std::source_location loc) {
+std::uint64_t NamedBarrier::arrive_as_self(std::uint32_t count, std::source_location loc,
+                                           bool release) {
   if (arrived_ == 0) expected_ = count;
   if (count != expected_)
     throw ModelError(fmt::format("{}: arrival with count {} while the phase expects {} (every "
@@ -23,7 +24,7 @@ std::uint64_t NamedBarrier::arrive_as_self(std::uint32_t count, std::source_loca
   // the ledger keeps arrivals that race for the last slots conflicting.
   ex.refine_access(ledger_.entry(id(), mine, std::int64_t{expected_} - arrived_));
   ledger_.arrived();
-  ex.release(gathering_);
+  if (release) ex.release(gathering_);  // a relaxed arrival joins nothing: it still commutes
   if (++arrived_ == expected_) {
     completed_.push_back(gathering_);
     gathering_ = SyncClock{};
@@ -37,9 +38,12 @@ void NamedBarrier::sync(std::uint32_t count, std::source_location loc) {
   if (count <= 1) return;  // a barrier of one thread orders nothing
   ledger_.announce();
   visible("bar.sync", all_phases(id()), loc);
-  std::uint64_t mine = arrive_as_self(count, loc);
+  wait_phase("bar.sync.wait", arrive_as_self(count, loc), loc);
+}
+
+void NamedBarrier::wait_phase(const char* op, std::uint64_t mine, std::source_location loc) {
   auto done = [this, mine] { return completed_.size() > mine; };
-  visible("bar.sync.wait", phase_read(id(), mine, mine), loc, done);
+  visible(op, phase_read(id(), mine, mine), loc, done);
   Execution::current().acquire(completed_[mine]);
 }
 

@@ -22,9 +22,17 @@ class NamedBarrier : public SyncObject {
   /// "phase P, K of N arrived" (replay --steps).
   std::string describe() const override;
 
+ protected:
+  /// Arrives as the running agent (releasing unless `release` is false);
+  /// returns the phase arrived in. The caller published the arrival.
+  std::uint64_t arrive_as_self(std::uint32_t count, std::source_location loc,
+                               bool release = true);
+  /// Blocks until phase `mine` completes, then acquires its releases.
+  void wait_phase(const char* op, std::uint64_t mine, std::source_location loc);
+  /// Announces an arrival to the ledger (before its visible operation).
+  void announce() { ledger_.announce(); }
+
  private:
-  /// Arrives as the running agent; returns the phase arrived in.
-  std::uint64_t arrive_as_self(std::uint32_t count, std::source_location loc);
   std::uint32_t expected_ = 0;      // count of the phase being gathered (0: none yet)
   std::uint32_t arrived_ = 0;
   ArrivalLedger ledger_;

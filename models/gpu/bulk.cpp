@@ -1,4 +1,5 @@
 #include "models/gpu/bulk.hpp"
+#include "models/gpu/bulk_internal.hpp"
 
 #include <fmt/format.h>
 
@@ -8,17 +9,10 @@
 #include <memory>
 
 #include "checker/engine/race_hint.hpp"
+#include "models/gpu/reduce.hpp"
 
 namespace heddle::gpu {
-namespace {
-
-constexpr std::size_t kDescBytes = 128;
-
-// Bytes in flight between a copy's read phase and its write phase.
-struct Staging {
-  Span dst;
-  std::vector<std::byte> bytes;
-};
+namespace detail {
 
 void access(const Span& s, bool write, Proxy proxy, const char* op, std::source_location loc) {
   s.region->check_bounds(s.first, s.count, loc);
@@ -91,9 +85,18 @@ BulkOp& new_op(ThreadState& t, const char* kind, const char* what, const std::st
   return make<BulkOp>(fmt::format("{} {}", kind, moves), what, loc);
 }
 
+// The footprint entry of a copy's destination: a write, or a reduction's
+// commutative update when its class has one (reduce.hpp says why).
+Access dst_entry(const Span& s, bool write, const Reduction* red) {
+  Access a = s.touches(write);
+  if (red != nullptr && red->update != 0) a = update_of(a.object, red->update, a.lo, a.hi);
+  return a;
+}
+
 Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                       std::size_t bytes, std::shared_ptr<Staging> st, std::size_t target_phase,
-                      bool target_write, Footprint target_rest, std::source_location loc) {
+                      bool target_write, Footprint target_rest, std::source_location loc,
+                      const Reduction* red) {
   TmaDesc at_issue;  // what the descriptor said when the op was issued
   std::memcpy(&at_issue, desc.region().bytes() + desc.first(), sizeof at_issue);
   return phase("read_desc", {desc.touches(false)}, [=] {
@@ -107,7 +110,7 @@ Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                        self_async().name, where(loc), desc.region().name(),
                        st->dst.region->name(), then ? then->name() : "an unmapped address"));
     }
-    Footprint fp{st->dst.touches(target_write)};
+    Footprint fp{dst_entry(st->dst, target_write, red)};
     for (const Access& a : target_rest) fp.push_back(a);
     Phase& target = self_async().phases[target_phase];
     target.footprint = fp;
@@ -116,34 +119,10 @@ Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
   });
 }
 
-// What the issuer must call so that its bulk async-groups cover `o`, at the
-// depth that did at its racing access, its own time `at` (PTX ISA
-// 9.7.9.25.4.3, cp.async.bulk.wait_group): only groups with an op issued
-// before that access count as newer. `whole` when the copy's racing access
-// is its write, else the .read form.
-std::string group_wait_words(const BulkQueue& q, const BulkOp* o, bool whole, std::uint32_t at) {
-  const std::string ptx = whole ? "cp.async.bulk.wait_group" : "cp.async.bulk.wait_group.read";
-  auto alias = [&](std::size_t n) {
-    return whole ? fmt::format("wait_smem_to_gmem({})", n)
-                 : fmt::format("tma_store_wait<{}>() / wait_smem_to_gmem({}, "
-                               "wait_read_only=True)",
-                               n, n);
-  };
-  for (std::size_t g = 0; g < q.groups.size(); ++g) {
-    if (std::find(q.groups[g].begin(), q.groups[g].end(), o) == q.groups[g].end()) continue;
-    std::size_t n = 0;  // newer groups that existed at the access
-    for (std::size_t h = g + 1; h < q.groups.size(); ++h)
-      n += std::any_of(q.groups[h].begin(), q.groups[h].end(),
-                       [at](const BulkOp* op) { return op->issued_time < at; });
-    return fmt::format("wait with {} {} ({}), to depth {}: {} newer group{} may stay in flight",
-                       ptx, n, alias(n), n, n, n == 1 ? "" : "s");
-  }
-  if (std::find(q.uncommitted.begin(), q.uncommitted.end(), o) != q.uncommitted.end())
-    return fmt::format("commit it (cp.async.bulk.commit_group, tma_store_arrive()) and wait "
-                       "with {} 0 ({})",
-                       ptx, alias(0));
-  return fmt::format("wait with {} 0 ({})", ptx, alias(0));
-}
+}  // namespace detail
+
+namespace {
+using namespace detail;
 
 // A load completes on its mbarrier: waiting there is what orders it.
 void hint_mbarrier_wait(AgentId load, const Mbarrier& bar) {
@@ -153,44 +132,6 @@ void hint_mbarrier_wait(AgentId load, const Mbarrier& bar) {
                        "completes",
                        name);
   });
-}
-
-void issue_store(const TensorMap* desc, std::uint32_t c0, std::uint32_t c1, const Span& dst,
-                 const Span& src, std::source_location loc) {
-  ThreadState& t = current_grid().current(loc);
-  BulkOp& op = new_op(t, desc ? "tma_store" : "bulk_store", desc ? "tensor store" : "bulk store",
-                      span_text(src) + " -> " + (desc ? box_text(*desc, c0, c1) : span_text(dst)),
-                      loc);
-  auto st = std::make_shared<Staging>();
-  st->dst = dst;
-  BulkOp* o = &op;
-  o->issued_time = issuer_time();
-  std::vector<Phase> phases;
-  std::size_t write_index = desc ? 2 : 1;
-  if (desc)
-    phases.push_back(read_desc_phase(*desc, c0, c1, src.bytes(), st, write_index, true,
-                                     {write_side(op, true)}, loc));
-  phases.push_back(phase("read_smem", {src.touches(false), read_side(op, true)}, [=] {
-    access(src, false, Proxy::async, desc ? "tma_store.read_smem" : "bulk_store.read_smem", loc);
-    st->bytes.assign(data(src), data(src) + src.bytes());
-    o->read_done = true;
-    Execution::current().release(o->read_clock);
-  }));
-  Footprint write_fp{write_side(op, true)};
-  if (!desc) write_fp.insert(write_fp.begin(), dst.touches(true));
-  phases.push_back(phase("write_gmem", write_fp, [=] {
-    access(st->dst, true, Proxy::async, desc ? "tma_store.write_gmem" : "bulk_store.write_gmem",
-           loc);
-    std::memcpy(data(st->dst), st->bytes.data(), st->bytes.size());
-    o->write_done = true;
-    Execution::current().release(o->write_clock);
-  }));
-  AgentId agent = issue(op.name(), std::move(phases), loc);
-  const BulkQueue* q = &t.bulk;
-  Execution::current().set_wait_hint(agent, [q, o](bool writes, std::uint32_t at) {
-    return group_wait_words(*q, o, writes, at);
-  });
-  t.bulk.uncommitted.push_back(o);
 }
 
 // Ops of the groups a wait covers that it has not waited yet.
@@ -276,12 +217,23 @@ void tensormap_cp_fenceproxy(const TensorMap& global_desc, const TensorMap& shar
   access(src, false, Proxy::generic, "tensormap.cp_fenceproxy", loc);
   access(dst, true, Proxy::generic, "tensormap.cp_fenceproxy", loc);
   std::memcpy(data(dst), data(src), kDescBytes);
+  // PTX ISA §9.7.9.26 (tensormap.cp_fenceproxy): the copy, then a release
+  // proxy pattern from it to later tensormap-proxy accesses of dst.
+  Execution::current().proxy_release(Proxy::tensormap);
+}
+
+void fence_proxy_tensormap_release(const TensorMap&, std::source_location) {
+  // PTX ISA §9.7.13.4 (membar/fence, proxy fences): the .release half of the
+  // uni-directional generic -> tensormap pattern; thread-local, no scheduling point.
+  Execution::current().proxy_release(Proxy::tensormap);
 }
 
 void fence_proxy_tensormap_acquire(const TensorMap&, std::source_location) {
-  // Thread-local, like every proxy fence: no scheduling point is needed.
-  // It orders generic writes before later tensormap-proxy reads only.
-  Execution::current().proxy_fence(Proxy::tensormap);
+  // PTX ISA §9.7.13.4: a .release proxy fence forms a release sequence that
+  // synchronizes with an acquire sequence containing the .acquire one: only
+  // generic writes released (here or by a thread synchronized with) become
+  // visible to later tensormap-proxy reads.
+  Execution::current().proxy_acquire(Proxy::tensormap);
 }
 
 void fence_proxy_async(std::source_location) { Execution::current().proxy_fence(Proxy::async); }
@@ -292,7 +244,9 @@ const bool fences_named = [] {
   name_proxy_fence(Proxy::async,
                    "fence.proxy.async (fence_view_async_shared() / plgpu.commit_smem())");
   name_proxy_fence(Proxy::tensormap,
-                   "fence.proxy.tensormap::generic.acquire (tma_descriptor_fence_acquire())");
+                   "fence.proxy.tensormap::generic.release after the descriptor write "
+                   "(tensormap.cp_fenceproxy / tma_descriptor_cp_fence_release()) and "
+                   ".acquire before the TMA op (tma_descriptor_fence_acquire())");
   return true;
 }();
 }  // namespace
@@ -348,17 +302,6 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
   hint_mbarrier_wait(agent, bar);
   // Not in a bulk async-group: an mbarrier-completed copy is tracked by its
   // mbarrier (PTX ISA 9.7.9.25, completion mechanisms); see note_landing.
-}
-
-void bulk_store(const Span& dst, const Span& src, std::source_location loc) {
-  if (dst.bytes() != src.bytes())
-    throw ModelError("bulk store: source and destination sizes differ", loc);
-  issue_store(nullptr, 0, 0, dst, src, loc);
-}
-
-void tensor_store(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1, const Span& src,
-                  std::source_location loc) {
-  issue_store(&desc, c0, c1, Span{}, src, loc);
 }
 
 void bulk_commit_group() {

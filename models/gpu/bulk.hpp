@@ -59,8 +59,12 @@ void tensormap_replace_global_address(const TensorMap& desc, std::uint64_t addre
 /// the shared tensormap to global memory in the generic proxy.
 void tensormap_cp_fenceproxy(const TensorMap& global_desc, const TensorMap& shared_desc,
                              std::source_location loc = std::source_location::current());
+/// fence.proxy.tensormap::generic.release: this thread's generic writes so
+/// far (of a tensormap) become available to acquire fences it synchronizes with.
+void fence_proxy_tensormap_release(const TensorMap& global_desc,
+                                   std::source_location loc = std::source_location::current());
 /// fence.proxy.tensormap::generic.acquire: later tensormap-proxy reads by
-/// this thread's TMA ops see its (and what it acquired's) generic writes.
+/// this thread's TMA ops see the generic writes released to it (or by it).
 void fence_proxy_tensormap_acquire(const TensorMap& global_desc,
                                    std::source_location loc = std::source_location::current());
 /// fence.proxy.async: later async-proxy accesses by this thread's copies see

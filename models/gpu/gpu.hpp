@@ -3,8 +3,11 @@
 #pragma once
 #include "models/gpu/barriers.hpp"
 #include "models/gpu/bulk.hpp"
+#include "models/gpu/cluster.hpp"
 #include "models/gpu/cp_async.hpp"
 #include "models/gpu/cta_sync.hpp"
 #include "models/gpu/grid.hpp"
 #include "models/gpu/memory.hpp"
+#include "models/gpu/multicast.hpp"
+#include "models/gpu/reduce.hpp"
 #include "models/gpu/wgmma.hpp"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/gpu/barriers.hpp"
+#include "models/gpu/cluster.hpp"
 
 namespace heddle::gpu {
 namespace {
@@ -135,6 +136,15 @@ NamedBarrier* Grid::warp_barrier(int cta, int warp) {
   auto& b = warps_[{cta, warp}];
   if (b == nullptr) b = &make<NamedBarrier>(fmt::format("warp{}@cta{}", warp, cta));
   return b;
+}
+
+ClusterBarrier& Grid::cluster_barrier(int cluster) {
+  auto& b = clusters_[cluster];
+  if (b == nullptr)
+    b = &make<ClusterBarrier>(cfg_.ctas == cfg_.cluster ? std::string("barrier.cluster")
+                                                        : fmt::format("barrier.cluster{}", cluster),
+                              static_cast<std::uint32_t>(cfg_.cluster * threads_per_cta()));
+  return *b;
 }
 
 Grid& grid(LaunchConfig cfg) {

@@ -17,6 +17,7 @@ namespace heddle::gpu {
 
 class Mbarrier;
 class NamedBarrier;
+class ClusterBarrier;
 
 /// One heddle thread of a CTA: its role name and the warp it belongs to.
 struct ThreadSpec {
@@ -95,6 +96,8 @@ class Grid {
   NamedBarrier* warp_barrier(int cta, int warp);
   /// Heddle threads of the caller's warp.
   int threads_in_warp(int warp) const;
+  /// The barrier.cluster barrier of cluster `cluster` (every thread of its CTAs).
+  ClusterBarrier& cluster_barrier(int cluster);
 
  private:
   ThreadInfo info_for(int cta, int thread) const;
@@ -106,6 +109,7 @@ class Grid {
   std::uint64_t next_address_ = 0x7f0000000000ull;
   std::map<std::pair<int, int>, NamedBarrier*> named_;
   std::map<std::pair<int, int>, NamedBarrier*> warps_;
+  std::map<int, ClusterBarrier*> clusters_;
 };
 
 /// Creates the launch of the execution being set up (call once, first).

@@ -179,6 +179,9 @@ bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
     case Op::fence_tensormap_acquire:
       gpu::fence_proxy_tensormap_acquire(tensormap(w, in, in.args.at(0), l, Space::generic), in.loc);
       return true;
+    case Op::fence_tensormap_release:
+      gpu::fence_proxy_tensormap_release(tensormap(w, in, in.args.at(0), l, Space::generic), in.loc);
+      return true;
     case Op::mbar_init:
     case Op::mbar_arrive:
     case Op::mbar_expect_tx:

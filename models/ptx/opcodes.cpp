@@ -57,7 +57,8 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
     if (at(0, "proxy") && at(1, "async")) return Op::fence_proxy_async;
     if (at(0, "proxy") && at(1, "tensormap::generic") && has(m, "acquire"))
       return Op::fence_tensormap_acquire;
-    if (at(0, "proxy") && at(1, "tensormap::generic")) return Op::fence_noop;  // release: see README
+    if (at(0, "proxy") && at(1, "tensormap::generic") && has(m, "release"))
+      return Op::fence_tensormap_release;
     if (at(0, "mbarrier_init") || at(0, "acq_rel") || at(0, "sc")) return Op::fence_noop;
     return std::nullopt;
   }

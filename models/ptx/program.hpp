@@ -17,7 +17,7 @@ namespace heddle::ptx {
 enum class Op {
   mov, add, sub, mul, mad, div, rem, min, max, abs, neg, and_, or_, xor_, not_, shl, shr,
   setp, selp, cvt, cvta, ld, st, bra, exit, bar_sync, bar_arrive, bar_warp_sync, fence_noop,
-  fence_proxy_async, fence_tensormap_acquire, mbar_init, mbar_arrive, mbar_expect_tx,
+  fence_proxy_async, fence_tensormap_acquire, fence_tensormap_release, mbar_init, mbar_arrive, mbar_expect_tx,
   mbar_try_wait, mbar_test_wait, tma_load, tma_store, bulk_commit, bulk_wait, tensormap_replace,
   tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait
 };

@@ -14,13 +14,8 @@ using namespace heddle;
 using namespace heddle::gpu;
 
 namespace {
+using test::accessed_by;
 using test::mentions;
-
-// True when one of a race's two accesses is operation `op`.
-bool accessed_by(const BugReport& b, const std::string& op) {
-  return std::any_of(b.accesses.begin(), b.accesses.end(),
-                     [&](const AccessInfo& a) { return a.op == op; });
-}
 
 // test/wgmma_operand: one thread writes a shared operand, (fence=1) fences
 // the async proxy, issues an mma on it and waits (wait=1) before it
