@@ -146,8 +146,9 @@ void classify(CiOutcome& out) {
     return;
   }
   if (out.passed) return;
-  std::string found = bug ? fmt::format("found {}: {}", words(v),
-                                        out.summary["report"].value("title", "a bug"))
+  const nlohmann::json& report = out.summary.value("report", nlohmann::json());
+  const std::string title = report.is_object() ? report.value("title", "a bug") : "a bug";
+  std::string found = bug ? fmt::format("found {}: {}", words(v), title)
                           : fmt::format("found no bug ({})", out.verdict);
   out.reason = fmt::format("expected {}, {}", words(expected_text(want)), found);
 }

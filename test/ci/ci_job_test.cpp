@@ -193,6 +193,9 @@ TEST_CASE("classify judges outcomes against expectations", "[ci]") {
   auto other = judged(Verdict::deadlock, race, 1);
   CHECK_FALSE(other.passed);
   CHECK(other.reason == "expected deadlock, found race: data race on x[0]");
+  // A bug summary without a report (found by fuzzing: it threw a JSON type error).
+  auto bare = judged(Verdict::deadlock, nlohmann::json{{"verdict", "race"}}, 1);
+  CHECK(bare.reason == "expected deadlock, found race: a bug");
   auto crashed = judged(Verdict::ok, nullptr, -11);
   CHECK(crashed.error);
   CHECK(crashed.reason == "the run was killed by signal 11");

@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CiOptions o;
   (void)format_ci_table(outs, o);
   (void)junit_report(outs, o);
-  (void)sarif_report(outs).dump();
+  (void)sarif_report(outs, o).dump();
   (void)json_report(outs, o).dump();
   return 0;
 }
