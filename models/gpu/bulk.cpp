@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "checker/engine/race_hint.hpp"
 #include "models/gpu/reduce.hpp"
@@ -99,6 +100,9 @@ Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                       const Reduction* red) {
   TmaDesc at_issue;  // what the descriptor said when the op was issued
   std::memcpy(&at_issue, desc.region().bytes() + desc.first(), sizeof at_issue);
+  // The phase runs after the issuing call returned: it keeps its own copy
+  // (`red` points into the issuer's frame; ASan saw the dangling read).
+  const std::optional<Reduction> reduction = red ? std::optional<Reduction>(*red) : std::nullopt;
   return phase("read_desc", {desc.touches(false)}, [=] {
     st->dst = read_tensormap(desc, c0, c1, bytes, loc);
     TmaDesc now;
@@ -110,7 +114,7 @@ Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                        self_async().name, where(loc), desc.region().name(),
                        st->dst.region->name(), then ? then->name() : "an unmapped address"));
     }
-    Footprint fp{dst_entry(st->dst, target_write, red)};
+    Footprint fp{dst_entry(st->dst, target_write, reduction ? &*reduction : nullptr)};
     for (const Access& a : target_rest) fp.push_back(a);
     Phase& target = self_async().phases[target_phase];
     target.footprint = fp;
