@@ -297,21 +297,6 @@ void Execution::record_event(Agent& a) {
   ++a.events;
 }
 
-void Execution::refine_footprint(Footprint fp) {
-  if (trace_.empty()) return;
-  trace_.back().footprint = std::move(fp);
-}
-
-void Execution::refine_access(const Access& a) {
-  if (running_ == nullptr || trace_.empty() || trace_.back().agent != running_->id) return;
-  Footprint& fp = trace_.back().footprint;
-  auto it = std::find_if(fp.begin(), fp.end(), [&](const Access& x) { return x.object == a.object; });
-  if (it == fp.end()) return fp.push_back(a);
-  *it = a;
-  fp.erase(std::remove_if(it + 1, fp.end(), [&](const Access& x) { return x.object == a.object; }),
-           fp.end());
-}
-
 Ending Execution::run(Strategy& strategy) {
   strategy_ = &strategy;
   std::vector<AgentId> enabled;

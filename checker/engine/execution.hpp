@@ -180,6 +180,10 @@ class Execution {
   /// step of the running agent (setup, exit checks, a thread's prologue)
   /// there is no step to refine and nothing happens.
   void refine_access(const Access& a);
+  /// True when the running thread's step announced an entry covering `a`
+  /// (its object and bytes, written if `a` writes, not as an update), so
+  /// `a` may refine it; true outside a thread (nothing to announce there).
+  bool step_announced(const Access& a) const;
   /// A data choice in [0, n), taken from the strategy.
   std::uint32_t choose(std::uint32_t n);
   /// The 1-based step running now (0 before the first step).

@@ -108,6 +108,17 @@ void Mbarrier::arrive_effect(std::uint32_t expect_bytes, bool announced) {
 }
 
 void Mbarrier::copy_issued(std::uint32_t bytes, std::source_location at) {
+  auto& ex = Execution::current();
+  // The bytes in flight decide whether the arrival or complete_tx that
+  // empties the phase completes it with a copy outstanding (an error), so
+  // the issue writes every phase of the barrier, in the issuing step when
+  // that step announced the barrier (arrive.expect_tx right before), else in
+  // a step of its own. Not a commutative arrival even then: which of two
+  // arrivals completes the phase decides whether this copy is in flight at
+  // the completion (and a narrower rule reading tx would not label one
+  // trace alike in its orders).
+  if (!ex.step_announced(all_phases(id()))) visible("mbarrier.copy_issue", all_phases(id()), at);
+  ex.refine_access(all_phases(id()));
   inflight_ += bytes;
   inflight_sites_.emplace_back(bytes, at);
 }

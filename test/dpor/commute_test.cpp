@@ -5,6 +5,7 @@
 // both orders are explored where the outcome can tell them apart.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
 
 #include "checker/engine/op.hpp"
@@ -68,6 +69,30 @@ const Registration await_phase =
             await([&mb] { return mb.phase() >= 1; }, {&mb}, "await_phase");
             observe("R", std::to_string(mb.phase()));
           });
+        });
+
+// test/copy_issue: P issues a copy that will complete_tx 4 bytes on `mb`
+// (count 2) with no expect_tx for it, in its arrival's step (where=0) or
+// after a step on another object (where=1); Q (and, for where=1, P2) arrive.
+// A copy issued before the phase's last arrival is in flight when the phase
+// completes (an async error); one issued after lands in the next phase
+// (the barrier's final state tells the two apart).
+const Registration copy_issue =
+    kernel("test/copy_issue", "a copy issued to an mbarrier around its last arrival")
+        .param("where", 0, "0: in P's arrival step, 1: after a step on another object", 0, 1)
+        .body([](const Params& p) {
+          auto& mb = make<gpu::Mbarrier>("mb", 2);
+          auto& other = make<Atomic<int>>("other", 0);
+          const bool after_other = p.get_int("where") == 1;
+          spawn("P", [&mb, &other, after_other] {
+            if (after_other) other.store(1);
+            else mb.arrive();
+            mb.copy_issued(4);
+            issue("copy", {phase("complete_tx", {all_phases(mb.id())}, [&mb] { mb.complete_tx(4); })});
+          });
+          spawn("Q", [&mb] { mb.arrive(); });
+          if (after_other) spawn("Q2", [&mb] { mb.arrive(); });
+          at_exit([&mb] { observe("mb", mb.describe()); });
         });
 
 RunConfig with(const char* strategy) { return test::with_strategy(strategy); }
@@ -143,5 +168,24 @@ TEST_CASE("a generic await reads every phase of the object it names", "[dpor]") 
   for (const char* s : {"dpor", "optimal", "bounded"}) {
     INFO(s);
     CHECK(test::outcomes("test/await_phase", {}, with(s)).final_states == dfs.final_states);
+  }
+}
+
+TEST_CASE("a copy's issue orders itself against the arrival that completes the phase", "[dpor]") {
+  // Both outcomes (the phase completes with the copy in flight, or the copy
+  // lands in the next phase) for every explorer: an issue that changed the
+  // bytes in flight outside any step on the barrier would commute with the
+  // arrivals, and dpor would see one of them.
+  for (const char* where : {"0", "1"}) {
+    INFO("where " << where);
+    auto dfs = test::outcomes("test/copy_issue", {{"where", where}}, with("dfs"));
+    CHECK(dfs.verdicts == std::set<std::string>{"async_error", "ok"});
+    CHECK(dfs.final_states.size() == 2);
+    for (const char* s : {"dpor", "optimal", "bounded"}) {
+      INFO(s);
+      auto got = test::outcomes("test/copy_issue", {{"where", where}}, with(s));
+      CHECK(got.verdicts == dfs.verdicts);
+      CHECK(got.final_states == dfs.final_states);
+    }
   }
 }
