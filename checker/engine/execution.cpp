@@ -414,8 +414,14 @@ void Execution::run_phase(AsyncAgent& a, bool own_fiber) {
   running_ = &a;
   auto& phase = a.phases[a.next];
   if (phase.effect && own_fiber) {
-    run_host(phase.effect, fmt::format("async agent {}", a.name),
-             fmt::format("in its {} phase; issued at {}", phase.name, where(a.loc)));
+    run_host(phase.effect, HostName{[](const void* p) {
+                                      auto& b = *static_cast<const AsyncAgent*>(p);
+                                      return std::pair{
+                                          fmt::format("async agent {}", b.name),
+                                          fmt::format("in its {} phase; issued at {}",
+                                                      b.phases[b.next].name, where(b.loc))};
+                                    },
+                                    &a});
   } else if (phase.effect) {
     // Inside the issuing thread's step (an eager copy): on its fiber, whose
     // faults are the thread's; model errors are the copy's.

@@ -254,6 +254,14 @@ class Execution {
   /// Returns false when `fn` did not return normally.
   bool run_host(const std::function<void()>& fn, const std::string& who,
                 const std::string& context);
+  /// Names host work (who, context) only when it is needed: a failure, or
+  /// exit() in model code. `make(arg)` builds the two strings.
+  struct HostName {
+    std::pair<std::string, std::string> (*make)(const void*) = nullptr;
+    const void* arg = nullptr;
+  };
+  /// run_host with a lazily built name (an async phase runs on every step).
+  bool run_host(const std::function<void()>& fn, HostName name);
   /// Records a model error when setup built other objects than before.
   void check_setup_determinism(std::uint64_t model);
   /// Records the exception `error` that escaped model code run by `who`.
@@ -299,7 +307,7 @@ class Execution {
     std::source_location loc;  // where it was registered
   };
   std::vector<ExitCheck> exit_checks_;
-  std::string host_work_;  // what runs on a host fiber now ("kernel setup"), for on_model_exit
+  HostName host_work_;  // what runs on a host fiber now ("kernel setup"), for on_model_exit
   std::vector<std::pair<std::string, std::string>> observed_;
   std::vector<std::string> notes_;
   std::vector<Event> trace_;

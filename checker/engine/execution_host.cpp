@@ -85,20 +85,31 @@ void Execution::check_setup_determinism(std::uint64_t model) {
 
 bool Execution::run_host(const std::function<void()>& fn, const std::string& who,
                          const std::string& context) {
+  const std::pair<const std::string*, const std::string*> words{&who, &context};
+  return run_host(fn, HostName{[](const void* p) {
+                                 auto* w = static_cast<decltype(words)*>(p);
+                                 return std::pair{*w->first, *w->second};
+                               },
+                               &words});
+}
+
+bool Execution::run_host(const std::function<void()>& fn, HostName name) {
   HostCall call{&fn, nullptr};
   std::unique_ptr<Fiber> fiber = pool_.take_fiber();
   fiber->start(&host_main, &call);
-  std::string outer = std::exchange(host_work_, who);
+  HostName outer = std::exchange(host_work_, name);
   watchdog_enter_step();
   FiberFault why = fiber->resume();
   watchdog_leave_step();
-  host_work_ = std::move(outer);
+  host_work_ = outer;
   pool_.give_back(std::move(fiber));  // a faulted fiber is abandoned, not parked
   if (why != FiberFault::none) {
+    auto [who, context] = name.make(name.arg);
     fail_fault(why, who, context);
     return false;
   }
   if (!call.error) return true;
+  auto [who, context] = name.make(name.arg);
   try {
     std::rethrow_exception(call.error);
   } catch (const UsageError&) {
@@ -186,8 +197,8 @@ void Execution::on_model_exit(int status) {
     auto& t = static_cast<ThreadAgent&>(*ex->running_);
     who = t.name;
     context = ex->last_op_text(t);
-  } else if (ex != nullptr && !ex->host_work_.empty()) {
-    who = ex->host_work_;
+  } else if (ex != nullptr && ex->host_work_.make != nullptr) {
+    who = ex->host_work_.make(ex->host_work_.arg).first;
   }
   std::string text = fmt::format(
       "model_error: {} called exit({}){}{}\n  a model must not end the process: use "

@@ -16,7 +16,25 @@ void TpuSemaphore::signal(std::uint32_t inc, const char* op, std::source_locatio
   add(inc);
 }
 
+namespace {
+// Units for DPOR's reversibility test of a wait (dpor::token_available):
+// a take of `value`, clamped to what Access holds; none under eager DMAs,
+// whose completions change the count inside the starting thread's step,
+// where no count is recorded.
+std::int8_t take_token(std::uint32_t value) {
+  if (Mesh::current().dma_order() == DmaOrder::eager) return 0;
+  return static_cast<std::int8_t>(-static_cast<int>(std::min(value, 127u)));
+}
+std::int8_t saturated(std::uint64_t n) { return static_cast<std::int8_t>(std::min<std::uint64_t>(n, 127)); }
+}  // namespace
+
 void TpuSemaphore::add(std::uint32_t inc) {
+  // The step records the units it gave and the count before it (saturated:
+  // 127 means "at least"), as a counting semaphore's signal does.
+  Access counted = signal_access(*this);
+  counted.token = saturated(std::max(inc, 1u));
+  counted.before = saturated(count_);
+  Execution::current().refine_access(counted);
   count_ += inc;
   Execution::current().release(sync_);
 }
@@ -40,10 +58,12 @@ void TpuSemaphore::wait(std::uint32_t value, const char* op, std::source_locatio
   arriving_modifies(*this);
   needs_.push_back(value);
   auto ready = [this, value] { return count_ >= value; };
-  visible(op, true, loc, ready);
+  const std::int8_t take = take_token(value);
+  visible(op, true, loc, ready, take);
   needs_.erase(std::find(needs_.begin(), needs_.end(), value));
   if (count_ < value)
     throw std::logic_error("[heddle bug] semaphore wait ran while its count was too low");
+  if (take != 0) Execution::current().refine_access(Access{id(), 0, 1, true, take, saturated(count_)});
   count_ -= value;
   Execution::current().acquire(sync_);
 }

@@ -113,10 +113,10 @@ TEST_CASE("replay hints name the binary that ran", "[ci]") {
 }
 
 TEST_CASE("the max-executions budget counts executions, not abandoned schedules", "[ci]") {
-  // all_reduce at 3 devices: dpor runs 27 executions and abandons 76
+  // The wgmma mainloop: dpor runs 125 executions and abandons 272
   // schedules (reversals whose moved wait turned out blocked) on the way.
-  const std::string kernel = "pallas_tpu/all_reduce";
-  const std::map<std::string, std::string> params = {{"devices", "3"}};
+  const std::string kernel = "cutlass/wgmma_mainloop";
+  const std::map<std::string, std::string> params = {};
   heddle::RunResult all = heddle::test::run(kernel, params);
   REQUIRE(all.exhaustive);
   REQUIRE(all.stats.abandoned > 0);

@@ -82,6 +82,11 @@ TEST_CASE("dpor explores every trace of the GPU and TPU kernels once", "[dpor]")
       // dfs runs 920 and 2,840 executions.
       {"pallas_tpu/all_reduce", {}},
       {"cutlass/pipeline_tma_async", {{"consumers", "2"}, {"k_tiles", "2"}}},
+      // Waits of several units (test/tpu/models.cpp): a reversal that moves
+      // a wait before a signal is pruned only when too few units are left.
+      {"test/tpu_amounts", {}},
+      {"test/tpu_waits", {}},
+      {"test/tpu_waits", {{"copies", "4"}}},
   };
   for (const auto& [kernel, params] : kernels) {
     auto brute = explore_classes(kernel, "dfs", params);

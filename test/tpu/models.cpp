@@ -99,6 +99,59 @@ const auto cores = kernel("test/tpu_cores", "two cores of one device share HBM")
       });
     });
 
+// Waits for more than one unit: core 0 starts DMAs of 1, 2 and 3 elements
+// (4, 8 and 12 bytes) on one DMA semaphore and signals core 1 twice (2 and
+// 1 units); core 1 waits for 3 units at once. Each side records the count
+// it reads after its first wait, which depends on what landed before: a
+// reversal that moves a wait before a signal it does not need is explored,
+// one that moves it before a signal it needs is not (dpor::token_available).
+const auto amounts = kernel("test/tpu_amounts", "waits and signals of several units")
+    .choice("dma_order", "any", dma_order_names(), "DMA completion policy")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 2, parse_dma_order(p.get("dma_order")), {}});
+      auto src = hbm<int>("src", 6), dst = vmem<int>("dst", 6);
+      auto sem = dma_semaphore("sem");
+      auto units = semaphore("units");
+      mesh.launch([=] {
+        if (core_id() == 0) {
+          auto a = make_async_copy(src.slice(0, 1), dst.slice(0, 1), sem);
+          auto b = make_async_copy(src.slice(1, 2), dst.slice(1, 2), sem);
+          auto c = make_async_copy(src.slice(3, 3), dst.slice(3, 3), sem);
+          a.start();
+          b.start();
+          c.start();
+          semaphore_signal(units, 2, 0u, 1u);
+          b.wait();  // 8 bytes: b alone, c alone, or a with another
+          observe("dma bytes left", std::to_string(semaphore_read(sem)));
+          semaphore_signal(units, 1, 0u, 1u);
+          c.wait();
+          a.wait();
+        } else {
+          semaphore_wait(units, 3);
+          observe("units left", std::to_string(semaphore_read(units)));
+        }
+      });
+    });
+
+// One core starts `copies` one-element DMAs on one semaphore and waits
+// them one by one, as the all-reduce's device waits its n-1 sends. Which
+// completions precede each wait is a trace of its own: a reversal that
+// moves a wait before a completion it does not need must not be pruned,
+// and one that leaves it too few bytes is (dpor::token_available).
+const auto waits = kernel("test/tpu_waits", "several waits on one DMA semaphore")
+    .param("copies", 3, "DMAs started before the waits", 1, 4)
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 1, DmaOrder::any, {}});
+      const auto n = static_cast<std::size_t>(p.get_int("copies"));
+      auto src = hbm<int>("src", n), dst = vmem<int>("dst", n);
+      auto sem = dma_semaphore("sem");
+      mesh.launch([=] {
+        for (std::size_t i = 0; i < n; ++i)
+          make_async_copy(src.slice(i, 1), dst.slice(i, 1), sem).start();
+        for (std::size_t i = 0; i < n; ++i) make_async_copy(src.slice(i, 1), dst.slice(i, 1), sem).wait();
+      });
+    });
+
 }  // namespace
 
 // One core starts two local DMAs of one element each, both signalling one

@@ -215,6 +215,26 @@ TEST_CASE("one wait whose byte count covers two DMAs waits both", "[tpu]") {
   CHECK(one.verdicts == std::set<std::string>{"async_error"});
 }
 
+TEST_CASE("waits of several units see every count dfs sees", "[tpu]") {
+  // The counts read after a multi-unit wait depend on which DMAs landed
+  // first: dpor and optimal, which prune reversals whose moved wait would
+  // find too few units, must see each count dfs sees.
+  for (const char* order : {"any", "on_wait"}) {
+    INFO("dma_order " << order);
+    const std::map<std::string, std::string> params = {{"dma_order", order}};
+    auto dfs = test::outcomes("test/tpu_amounts", params, test::with_strategy("dfs"));
+    CHECK(dfs.verdicts == std::set<std::string>{"ok"});
+    // on_wait runs each DMA when a wait needs it: one order of landings.
+    CHECK(dfs.final_states.size() > (order == std::string("any") ? 2u : 0u));
+    for (const char* s : {"dpor", "optimal"}) {
+      INFO(s);
+      auto got = test::outcomes("test/tpu_amounts", params, test::with_strategy(s));
+      CHECK(got.final_states == dfs.final_states);
+      CHECK(got.verdicts == dfs.verdicts);
+    }
+  }
+}
+
 TEST_CASE("remote semaphore signals order the data they publish", "[tpu]") {
   auto ok = run("test/tpu_signal", {{"wait", "true"}});
   CHECK(ok.verdict == Verdict::ok);

@@ -121,26 +121,30 @@ bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t en
   return false;
 }
 
-/// For a take `take` (token -1) of a resource that was not pending when step
-/// i ran: true when a unit may be left for it right before i. Every
-/// operation on the resource after i that conflicts with i happens after i
-/// and stays there, so the count before i decides (i's own record, else the
-/// last counted operation before it), except for a commutative give (a
-/// semaphore signal) in (i, end) that does not follow i (`follows_i(k)`):
-/// it may move before i with the take, so a unit is assumed (a schedule
-/// whose take then blocks is given up when reached). `Step` is Event or EventInfo.
+/// For a take `take` (token -k: k units) of a resource that was not pending
+/// when step i ran: true when k units may be left for it right before i.
+/// Every operation on the resource after i that conflicts with i happens
+/// after i and stays there, so the count before i decides (i's own record,
+/// else the last counted operation before it), except for a give in
+/// (i, end) that does not follow i (`follows_i(k)`): it may move before i
+/// with the take, so the units are assumed (a schedule whose take then
+/// blocks is given up when reached). Counts and gives of 127 are saturated
+/// ("at least"): then the units are assumed too. `Step` is Event or EventInfo.
 template <class Step, class FollowsI>
 bool token_available(const std::vector<Step>& steps, const Access& take, std::size_t i,
                      std::size_t end, FollowsI follows_i) {
+  const int need = -take.token;
   for (std::size_t k = i + 1; k < end; ++k)
     for (const auto& a : steps[k].footprint)
-      if (a.object == take.object && a.update != 0 && a.token > 0 && !follows_i(k)) return true;
+      if (a.object == take.object && a.token > 0 && !follows_i(k)) return true;
   for (const auto& a : steps[i].footprint)
-    if (a.object == take.object && a.before >= 0) return a.before >= 1;  // i counted it
+    if (a.object == take.object && a.before >= 0) return a.before == 127 || a.before >= need;
   for (std::size_t k = i; k-- > 0;)
     for (const auto& a : steps[k].footprint)
-      if (a.object == take.object && a.token != 0)
-        return a.before >= 0 ? a.before + a.token >= 1 : a.token > 0;
+      if (a.object == take.object && a.token != 0) {
+        if (a.before < 0) return a.token > 0;
+        return a.before == 127 || a.token == 127 || a.before + a.token >= need;
+      }
   return true;  // never taken: available from the start
 }
 
