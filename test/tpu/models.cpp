@@ -162,3 +162,19 @@ const auto sync_copy_order = kernel("test/tpu_sync_copy", "accesses after a sync
       });
     });
 
+// Blocked calls given a bad dimension semantics, a block larger than its
+// array, or an HBM ref of the wrong size.
+const auto bad_blockspec = kernel("test/tpu_bad_blockspec", "model errors of blocked calls")
+    .choice("what", "semantics", {"semantics", "block", "ref"}, "what is wrong")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 1, DmaOrder::any, {}});
+      const std::string what = p.get("what");
+      auto v = hbm<int>("v", what == "ref" ? 3 : 4);
+      auto first = [](const GridPoint& g) { return GridPoint{g[0]}; };
+      std::optional<std::int64_t> block = what == "block" ? 8 : 2;
+      auto call = pallas_call<int>([](const GridPoint&, const std::vector<Ref<int>>&,
+                                      const std::vector<Ref<int>>&) {},
+                                   GridSpec{{2}, {what == "semantics" ? "core" : "arbitrary"}},
+                                   {ArraySpec{"v", {4}, BlockSpec{{block}, first}}}, {});
+      mesh.launch([=] { call({v}, {}); });
+    });
