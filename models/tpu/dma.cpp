@@ -168,6 +168,15 @@ void AsyncCopy::wait(std::source_location loc) {
   mark_waited(*sem_, started_, true, bytes_);
 }
 
+void sync_copy_place(const Place& src, const Place& dst, std::source_location loc) {
+  // Pallas: run_scoped(lambda sem: async_copy(src, dst, sem).wait(), DMA).
+  // One semaphore per core suffices: nothing else signals it, and the
+  // core waits each copy before it can start the next.
+  auto copy = make_copy(src, dst, Mesh::current().sync_copy_semaphore(), loc);
+  copy.start(loc);
+  copy.wait(loc);
+}
+
 AsyncRemoteCopy::AsyncRemoteCopy(Place src, Place dst, TpuSemaphore& send_sem,
                                  TpuSemaphore& recv_remote, TpuSemaphore& recv_here,
                                  std::uint32_t target, std::source_location)

@@ -90,6 +90,18 @@ AsyncCopy make_async_copy(const Ref<T>& src, const Ref<T>& dst, const Sem& sem,
   return make_copy(src.place(loc), dst.place(loc), sem, loc);
 }
 
+/// Starts a copy between this core's memories and waits for it (sync_copy).
+void sync_copy_place(const Place& src, const Place& dst, std::source_location loc);
+
+/// pltpu.sync_copy(src, dst): make_async_copy on a run_scoped DMA semaphore,
+/// started and waited at once. The core's later accesses are ordered after
+/// the copy's read and write; other cores' unordered accesses race with them.
+template <class T>
+void sync_copy(const Ref<T>& src, const Ref<T>& dst,
+               std::source_location loc = std::source_location::current()) {
+  sync_copy_place(src.place(loc), dst.place(loc), loc);
+}
+
 /// Resolves a remote copy for the running thread (dst and recv_sem on `device_id`).
 AsyncRemoteCopy make_remote_copy(const Place& src, const Place& dst, const Sem& send_sem,
                                  const Sem& recv_sem, std::uint32_t device_id,

@@ -50,6 +50,10 @@ Mesh::Mesh(MeshConfig config) : config_(std::move(config)) {
   t_mesh = this;
   if (config_.dma_order != DmaOrder::any) heddle::note(restriction(config_.dma_order));
   barrier_ = &make_semaphore(*this, "barrier_sem", SemKind::barrier).family();
+  // Made here, at setup, so that its ids do not depend on which core's
+  // sync_copy runs first; scoped, so that idle it is listed nowhere.
+  sync_copy_ = &make_semaphore(*this, "sync_copy_sem", SemKind::dma).family();
+  for (auto* s : sync_copy_->instances) s->set_scoped();
   heddle::at_exit([this] { exit_checks(); });
 }
 
@@ -65,6 +69,8 @@ Mesh& Mesh::current() {
 }
 
 Sem Mesh::barrier() const { return Sem(*barrier_); }
+
+Sem Mesh::sync_copy_semaphore() const { return Sem(*sync_copy_); }
 
 void Mesh::launch(std::function<void()> body) {
   for (std::uint32_t d = 0; d < config_.devices; ++d)

@@ -79,6 +79,8 @@ class Mesh {
 
   /// The barrier semaphore (pltpu.get_barrier_semaphore()).
   Sem barrier() const;
+  /// The DMA semaphore sync_copy allocates with run_scoped, one per core.
+  Sem sync_copy_semaphore() const;
   /// Registers a semaphore instance for the exit check (counts must be 0).
   void add_semaphore(TpuSemaphore& s) { semaphores_.push_back(&s); }
   /// Registers a started DMA for the exit check (every DMA must be waited).
@@ -96,6 +98,7 @@ class Mesh {
   std::map<std::uint32_t, std::uint32_t> programs_;  // AgentId index -> grid iteration
   std::vector<TpuSemaphore*> semaphores_;
   SemFamily* barrier_ = nullptr;
+  SemFamily* sync_copy_ = nullptr;
   std::vector<std::unique_ptr<DmaRecord>> dmas_;
 };
 

@@ -25,8 +25,13 @@ class TpuSemaphore : public SyncObject {
   SemKind kind() const noexcept { return kind_; }
   /// The count, without a visible operation (exit checks, predicates).
   std::uint64_t count() const noexcept { return count_; }
-  /// "value N" (replay --steps).
-  std::string describe() const override { return "value " + std::to_string(count_); }
+  /// "value N" (replay --steps); nothing for an idle scoped semaphore.
+  std::string describe() const override {
+    return scoped_ && count_ == 0 ? std::string() : "value " + std::to_string(count_);
+  }
+  /// Marks it as a run_scoped one (sync_copy's): it exists, for replay
+  /// --steps and deadlock reports, only while it holds a count.
+  void set_scoped() noexcept { scoped_ = true; }
 
   /// A thread's signal: a visible operation, then add(inc).
   void signal(std::uint32_t inc, const char* op, std::source_location loc);
@@ -46,6 +51,7 @@ class TpuSemaphore : public SyncObject {
 
  private:
   SemKind kind_;
+  bool scoped_ = false;
   std::uint64_t count_ = 0;
   std::vector<std::uint32_t> needs_;  // values of the waits now blocked on it
   std::vector<const DmaRecord*> pending_;

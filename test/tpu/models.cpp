@@ -192,3 +192,42 @@ const auto read_before_wait =
             if (!wait_first) copy.wait();
           });
         });
+
+// sync_copy, then the core reads the destination and overwrites the
+// source: both ordered after the copy. With `async`, the same accesses sit
+// between make_async_copy's start and its wait, and race with the DMA.
+const auto sync_copy_order = kernel("test/tpu_sync_copy", "accesses after a sync_copy")
+    .flag("async", false, "start an async copy and wait it only after the accesses")
+    .choice("dma_order", "any", dma_order_names(), "DMA completion policy")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 1, parse_dma_order(p.get("dma_order")), {}});
+      const bool async = p.get_bool("async");
+      auto src = hbm<int>("src", 2), dst = vmem<int>("dst", 2);
+      auto sem = dma_semaphore("sem");
+      src.init(0, 5, 0);
+      mesh.launch([=] {
+        auto copy = make_async_copy(src, dst, sem);
+        if (async) copy.start();
+        else sync_copy(src, dst);
+        observe("read", std::to_string(dst.load(0)));
+        src.store(0, 9);
+        if (async) copy.wait();
+      });
+    });
+
+// Blocked calls given a bad dimension semantics, a block larger than its
+// array, or an HBM ref of the wrong size.
+const auto bad_blockspec = kernel("test/tpu_bad_blockspec", "model errors of blocked calls")
+    .choice("what", "semantics", {"semantics", "block", "ref"}, "what is wrong")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 1, DmaOrder::any, {}});
+      const std::string what = p.get("what");
+      auto v = hbm<int>("v", what == "ref" ? 3 : 4);
+      auto first = [](const GridPoint& g) { return GridPoint{g[0]}; };
+      std::optional<std::int64_t> block = what == "block" ? 8 : 2;
+      auto call = pallas_call<int>([](const GridPoint&, const std::vector<Ref<int>>&,
+                                      const std::vector<Ref<int>>&) {},
+                                   GridSpec{{2}, {what == "semantics" ? "core" : "arbitrary"}},
+                                   {ArraySpec{"v", {4}, BlockSpec{{block}, first}}}, {});
+      mesh.launch([=] { call({v}, {}); });
+    });

@@ -1,0 +1,69 @@
+// Pallas's TPU software pipeline, shared by the jaxpr interpreter's
+// pallas_call (models/pallas/grid.cpp) and the C++ vocabulary
+// (pallas_call and emit_pipeline, models/tpu/blockspec.hpp): which grid
+// points a core runs, the DMAs that move one block, and the double-buffered
+// loop that fetches block n+1 while the body works on block n.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "models/tpu/dma.hpp"
+
+namespace heddle::tpu {
+
+/// A point of a grid, a block index or an array shape: one entry per dimension.
+using GridPoint = std::vector<std::int64_t>;
+
+/// The grid points `core` of `cores` runs, in Pallas's order (row-major,
+/// the last dimension fastest). With several cores the first dimension
+/// whose semantics contains "parallel" is split into one contiguous share
+/// per core, as Mosaic does on a megacore chip; with none, core 0 runs the
+/// whole grid. A dimension without semantics is "arbitrary".
+std::vector<GridPoint> grid_points(const GridPoint& grid, const std::vector<std::string>& semantics,
+                                   std::uint32_t core, std::uint32_t cores);
+
+/// Row-major element offsets of block `index` of an array of `shape`: a
+/// dimension of block size b covers [index*b, index*b + b), a squeezed one
+/// (nullopt) the one element `index`. ModelError naming `what` when the
+/// block is outside the array.
+std::vector<std::int64_t> block_elements(const GridPoint& shape,
+                                         const std::vector<std::optional<std::int64_t>>& block,
+                                         const GridPoint& index, const std::string& what,
+                                         std::source_location loc);
+
+/// The started DMAs of one block copy.
+using Copies = std::vector<AsyncCopy>;
+
+/// Starts the DMAs that move elements `elems` of `array` (offsets from its
+/// first element) to (in) or from consecutive elements of `buffer`, all
+/// signalling `sem`: one DMA per contiguous run, as Mosaic issues them.
+Copies start_block_copies(const Place& array, const std::vector<std::int64_t>& elems,
+                          const Place& buffer, const Sem& sem, bool in, std::source_location loc);
+
+/// Waits every copy of `copies` in order, then empties it.
+void wait_all(Copies& copies, std::source_location loc);
+
+/// One blocked operand of a pipeline, as the loop sees it.
+struct PipelineOperand {
+  bool is_output = false;
+  /// The operand's block index at step n.
+  std::function<GridPoint(std::size_t n)> block_at;
+  /// Starts the DMAs of `block` into (in) or out of buffer `slot` (0 or 1).
+  std::function<Copies(const GridPoint& block, int slot, bool in)> start;
+};
+
+/// Runs steps 0..steps-1 of Pallas's TPU pipeline: per step, wait for each
+/// input's block and prefetch the next one into the other buffer, run
+/// `body(n, slots)` (slots[k]: the buffer operand k's block is in), then
+/// write back each output block that the next step leaves. A block whose
+/// index does not change between consecutive steps stays in its buffer:
+/// no copy. Every copy is waited before it returns.
+void run_pipeline(std::size_t steps, const std::vector<PipelineOperand>& operands,
+                  const std::function<void(std::size_t, const std::vector<int>&)>& body,
+                  std::source_location loc);
+
+}  // namespace heddle::tpu
