@@ -15,7 +15,7 @@ namespace {
 using Binary = double (*)(double, double, DType);
 using Unary = double (*)(double, DType);
 
-std::int64_t I(double x) { return static_cast<std::int64_t>(x); }
+std::int64_t I(double x) { return to_int64(x); }
 std::uint64_t U(double x) { return static_cast<std::uint64_t>(I(x)); }
 
 double div_op(double a, double b, DType d) {
@@ -70,10 +70,14 @@ DType out_dtype(const Eqn& e) { return parse_dtype(e.outs.at(0).aval.dtype); }
 std::vector<Slot> select_n(Interp&, const Eqn& e, std::vector<Slot>& s) {
   const Value& which = as_value(s.at(0), e);
   Value r = as_value(s.at(1), e);
+  auto fits = [&](const Value& v) { return v.data.size() == 1 || v.data.size() == r.data.size(); };
+  if (which.data.empty() || !fits(which)) throw std::invalid_argument("select_n: the selector's shape differs from the cases'");
   for (std::size_t i = 0; i < r.data.size(); ++i) {
-    auto k = static_cast<std::size_t>(which.data[which.data.size() == 1 ? 0 : i]);
-    if (k + 1 >= s.size()) throw std::invalid_argument("select_n: case out of range");
-    const Value& c = as_value(s[k + 1], e);
+    std::int64_t k = to_int64(which.data[which.data.size() == 1 ? 0 : i]);
+    if (k < 0 || static_cast<std::size_t>(k) + 1 >= s.size())
+      throw std::invalid_argument("select_n: case out of range");
+    const Value& c = as_value(s[static_cast<std::size_t>(k) + 1], e);
+    if (!fits(c)) throw std::invalid_argument("select_n: the cases differ in shape");
     r.data[i] = c.data[c.data.size() == 1 ? 0 : i];
   }
   return {r};

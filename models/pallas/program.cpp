@@ -7,6 +7,7 @@
 #include "checker/engine/errors.hpp"
 #include "models/pallas/interp.hpp"
 #include "models/pallas/source_loc.hpp"
+#include "models/pallas/validate.hpp"
 
 namespace heddle::pallas {
 namespace {
@@ -192,6 +193,7 @@ Program load_program(const std::string& path) {
   }
   try {
     Program p = parse_program(j, path);
+    validate(p);
     check_supported(p.kernel, path);
     for (const auto& b : p.blocks) check_supported(b.index_map, path);
     return p;
