@@ -71,6 +71,17 @@ class Decoder {
     p_.shared_bytes = at + bytes;
   }
 
+  // The operands the interpreter reads must be there, vectors as wide as .v2/.v4 say.
+  void check_operands(const Instr& in, const Pos& at) const {
+    if (std::size_t need = operand_count(in); in.args.size() < need)
+      fail(at, fmt::format("`{}` takes {} operands, {} given", in.opcode, need, in.args.size()));
+    if ((in.op == Op::ld || in.op == Op::st) && in.vec > 1) {
+      const Arg& data = in.args[in.op == Op::st ? 1 : 0];
+      if (data.kind != Arg::Kind::vector || data.elems.size() != static_cast<std::size_t>(in.vec))
+        fail(at, fmt::format("`{}` moves a vector of {} registers: write {{%r1, ...}}", in.opcode, in.vec));
+    }
+  }
+
   // Pass 1: scopes, registers, labels and instruction indices.
   void collect() {
     scopes_.push_back(Scope{});
@@ -220,6 +231,7 @@ class Decoder {
         in.guard_negated = s.guard_negated;
       }
       for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
+      check_operands(in, s.pos);
       if (in.op == Op::bra) {
         if (in.args.size() != 1 || in.args[0].kind != Arg::Kind::label)
           fail(s.pos, "bra needs one label operand");
