@@ -76,7 +76,7 @@ Slot Interp::param_atom(const nlohmann::json& atom, const Eqn& e) const {
   if (atom.is_number_integer()) return Value::scalar(DType::i32, atom.get<double>());
   if (atom.contains("var")) {
     Atom a;
-    a.var = atom.at("var").get<std::int64_t>();
+    a.var = integer<std::int64_t>(atom.at("var"));
     return read(a, &e);
   }
   if (atom.contains("lit")) {

@@ -94,8 +94,8 @@ std::vector<Slot> convert(Interp&, const Eqn& e, std::vector<Slot>& s) {
 // broadcast_in_dim: operand dim i goes to output dim broadcast_dimensions[i].
 std::vector<Slot> broadcast_in_dim(Interp&, const Eqn& e, std::vector<Slot>& s) {
   const Value& v = as_value(s.at(0), e);
-  Shape shape = e.params.at("shape").get<Shape>();
-  auto dims = e.params.at("broadcast_dimensions").get<std::vector<std::size_t>>();
+  Shape shape = integers<std::int64_t>(e.params.at("shape"));
+  auto dims = integers<std::size_t>(e.params.at("broadcast_dimensions"));
   Value r = Value::filled(v.dtype, shape, 0);
   auto out = dense_dims(shape);
   auto in = dense_dims(v.shape);
@@ -119,8 +119,8 @@ std::vector<Slot> reshape_like_out(Interp&, const Eqn& e, std::vector<Slot>& s) 
 }
 
 std::vector<Slot> iota(Interp&, const Eqn& e, std::vector<Slot>&) {
-  Shape shape = e.params.at("shape").get<Shape>();
-  auto dim = e.params.at("dimension").get<std::size_t>();
+  Shape shape = integers<std::int64_t>(e.params.at("shape"));
+  auto dim = integer<std::size_t>(e.params.at("dimension"));
   Value r = Value::filled(out_dtype(e), shape, 0);
   auto dd = dense_dims(shape);
   for (std::size_t i = 0; i < r.data.size(); ++i)
@@ -132,7 +132,7 @@ std::vector<Slot> iota(Interp&, const Eqn& e, std::vector<Slot>&) {
 void reduction(const char* name, double init, Binary f) {
   register_primitive(name, [init, f](Interp&, const Eqn& e, std::vector<Slot>& s) {
     const Value& v = as_value(s.at(0), e);
-    auto axes = e.params.at("axes").get<std::vector<std::size_t>>();
+    auto axes = integers<std::size_t>(e.params.at("axes"));
     Shape out_shape = e.outs.at(0).aval.shape;
     Value r = Value::filled(v.dtype, out_shape, 0);
     std::vector<bool> seen(r.data.size(), false);
@@ -188,7 +188,7 @@ const bool registered = [] {
   unary("ceil", [](double a, DType) { return std::ceil(a); });
   register_primitive("integer_pow", [](Interp&, const Eqn& e, std::vector<Slot>& s) {
     Value v = as_value(s.at(0), e);
-    int y = e.params.at("y").get<int>();
+    int y = integer<int>(e.params.at("y"));
     for (auto& x : v.data) {
       double r = 1;
       for (int i = 0; i < y; ++i) r = normalize(v.dtype, r * x);

@@ -144,6 +144,7 @@ TEST_CASE("pallas: a damaged export is a usage error naming what is wrong", "[pa
       {"is a int32 block of a int16 array", [](auto& j) { j["operands"][0]["aval"]["dtype"] = "int16"; }},
       {"each array holds at most", [](auto& j) { j["operands"][0]["aval"]["shape"][0] = 1 << 30; }},
       {"heddle runs 1 to 64 kernel threads", [](auto& j) { j["mesh"]["devices"] = 100000; }},
+      {"expected an integer, got 2.5e+98", [](auto& j) { j["mesh"]["devices"] = 2.5e98; }},  // UBSan
       {"a jaxpr's input is a literal", [](auto& j) { j["kernel"]["invars"][0] = {{"lit", 1}, {"dtype", "int32"}}; }},
   };
   for (const auto& d : damages) {
