@@ -71,7 +71,8 @@ std::vector<Slot> select_n(Interp&, const Eqn& e, std::vector<Slot>& s) {
   const Value& which = as_value(s.at(0), e);
   Value r = as_value(s.at(1), e);
   auto fits = [&](const Value& v) { return v.data.size() == 1 || v.data.size() == r.data.size(); };
-  if (which.data.empty() || !fits(which)) throw std::invalid_argument("select_n: the selector's shape differs from the cases'");
+  if (which.data.empty() || !fits(which))
+    throw std::invalid_argument("select_n: the selector's shape differs from the cases'");
   for (std::size_t i = 0; i < r.data.size(); ++i) {
     std::int64_t k = to_int64(which.data[which.data.size() == 1 ? 0 : i]);
     if (k < 0 || static_cast<std::size_t>(k) + 1 >= s.size())
