@@ -226,9 +226,33 @@ Module module(const Node& root, const std::string& path) {
   return m;
 }
 
+// The grammar nests blocks and vector operands by recursion: a file of
+// thousands of '{' overflowed the stack. nvcc nests a few levels (inline asm).
+constexpr int kMaxNesting = 64;
+
+void check_nesting(const std::string& text, const std::string& path) {
+  int depth = 0, line = 1, column = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // a comment to the line's end
+    } else if (c == '{' && ++depth > kMaxNesting) {
+      throw UsageError(fmt::format("{}:{}:{}: braces nested more than {} deep", path, line, column,
+                                   kMaxNesting));
+    } else if (c == '}' && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 }  // namespace
 
 Module parse(const std::string& text, const std::string& path) {
+  check_nesting(text, path);
   pg::memory_input in(text, path);
   try {
     auto root = pg::parse_tree::parse<g::module, g::selector>(in);

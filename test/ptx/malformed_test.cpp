@@ -57,10 +57,13 @@ TEST_CASE("ptx: an instruction with too few operands is a usage error at its lin
   CHECK(cli(fmt::format("run --ptx {} --kernel k --arg out_param=buffer:8", path)).code == 2);
 }
 
-TEST_CASE("ptx: numbers and sizes past what heddle models are usage errors", "[ptx]") {
+TEST_CASE("ptx: numbers, sizes and nesting past what heddle models are usage errors", "[ptx]") {
+  const std::string deep = std::string(30000, '{') + std::string(30000, '}');
   for (const Bad& b : {Bad{"  mov.u32 %r1, 99999999999999999999;", "kernel.ptx: the integer 99999999999999999999 does not fit"},
                        Bad{"  .reg .b32 %q<99999999>;", "99999999 is not a count from 0 to 1048576"},
                        Bad{"  .reg .b32 %q<20000>;", "9:13: kernel k declares more than 16384 registers"},
-                       Bad{"  .shared .b8 big[1048576];", "shared variable big ends at byte 1048704"}})
+                       Bad{"  .shared .b8 big[1048576];", "shared variable big ends at byte 1048704"},
+                       // 30,000 nested blocks overflowed the parser's stack (a segfault)
+                       Bad{deep.c_str(), "9:64: braces nested more than 64 deep"}})
     expect_rejected(b);
 }
