@@ -76,7 +76,7 @@ Slot Interp::param_atom(const nlohmann::json& atom, const Eqn& e) const {
   if (atom.is_number_integer()) return Value::scalar(DType::i32, atom.get<double>());
   if (atom.contains("var")) {
     Atom a;
-    a.var = atom.at("var").get<std::int64_t>();
+    a.var = integer<std::int64_t>(atom.at("var"));
     return read(a, &e);
   }
   if (atom.contains("lit")) {
@@ -90,7 +90,7 @@ Slot Interp::param_atom(const nlohmann::json& atom, const Eqn& e) const {
 std::vector<Slot> Interp::eval(const Jaxpr& j, const std::vector<Slot>& args) {
   const std::size_t n = j.open_constvars.size();
   if (args.size() != n + j.invars.size())
-    throw ModelError(fmt::format("[heddle bug] jaxpr takes {} inputs, given {}",
+    throw ModelError(fmt::format("a sub-jaxpr takes {} inputs, given {} (a malformed export?)",
                                  n + j.invars.size(), args.size()));
   for (const auto& c : j.constvars) env_[*c.var] = c.literal;
   for (std::size_t i = 0; i < args.size(); ++i)
@@ -106,9 +106,12 @@ std::vector<Slot> Interp::eval(const Jaxpr& j, const std::vector<Slot>& args) {
       throw ModelError(fmt::format("{}: {}", e.prim, err.what()), e.loc);
     } catch (const std::out_of_range& err) {
       throw ModelError(fmt::format("{}: {}", e.prim, err.what()), e.loc);
+    } catch (const nlohmann::json::exception& err) {
+      throw ModelError(fmt::format("{}: malformed parameters in the export: {}", e.prim, err.what()),
+                       e.loc);
     }
     if (outs.size() != e.outs.size())
-      throw ModelError(fmt::format("[heddle bug] {} gave {} results for {} outputs", e.prim,
+      throw ModelError(fmt::format("{} gave {} results for {} outputs (a malformed export?)", e.prim,
                                    outs.size(), e.outs.size()),
                        e.loc);
     for (std::size_t i = 0; i < outs.size(); ++i)

@@ -47,7 +47,12 @@ void setup(const std::shared_ptr<const Program>& program, const Params& params) 
   tpu::MeshConfig config{p.devices, p.cores, tpu::parse_dma_order(params.get("dma_order")), {}};
   for (const auto& [_, size] : p.mesh_axes) config.shape.push_back(size);
   auto& mesh = make<tpu::Mesh>(config);
-  auto launch = prepare(program);
+  std::shared_ptr<Launch> launch;
+  try {
+    launch = prepare(program);
+  } catch (const std::logic_error& e) {  // invalid_argument, out_of_range: the file's fault
+    throw UsageError(fmt::format("{}: malformed heddle Pallas export: {}", p.path, e.what()));
+  }
   mesh.launch([launch] { run_core(*launch); });
   at_exit([launch] { check_outputs(*launch); });
 }

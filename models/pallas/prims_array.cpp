@@ -41,8 +41,8 @@ std::vector<Slot> dot_general(Interp&, const Eqn& e, std::vector<Slot>& s) {
   const Value& a = as_value(s.at(0), e);
   const Value& b = as_value(s.at(1), e);
   const auto& dn = e.params.at("dimension_numbers");
-  Dims ac = dn.at(0).at(0).get<Dims>(), bc = dn.at(0).at(1).get<Dims>();
-  Dims ab = dn.at(1).at(0).get<Dims>(), bb = dn.at(1).at(1).get<Dims>();
+  Dims ac = integers<std::size_t>(dn.at(0).at(0)), bc = integers<std::size_t>(dn.at(0).at(1));
+  Dims ab = integers<std::size_t>(dn.at(1).at(0)), bb = integers<std::size_t>(dn.at(1).at(1));
   Dims af = free_dims(a.shape.size(), ac, ab), bf = free_dims(b.shape.size(), bc, bb);
   DType out = parse_dtype(e.outs.at(0).aval.dtype);
   Shape out_shape = e.outs.at(0).aval.shape;
@@ -70,7 +70,7 @@ std::vector<Slot> dot_general(Interp&, const Eqn& e, std::vector<Slot>& s) {
 
 std::vector<Slot> transpose(Interp&, const Eqn& e, std::vector<Slot>& s) {
   const Value& v = as_value(s.at(0), e);
-  auto perm = e.params.at("permutation").get<Dims>();
+  auto perm = integers<std::size_t>(e.params.at("permutation"));
   Shape out_shape;
   for (auto d : perm) out_shape.push_back(v.shape.at(d));
   Value r = Value::filled(v.dtype, out_shape, 0);

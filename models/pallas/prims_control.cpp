@@ -22,8 +22,8 @@ std::vector<Slot> cond(Interp& in, const Eqn& e, std::vector<Slot>& a) {
 }
 
 std::vector<Slot> while_loop(Interp& in, const Eqn& e, std::vector<Slot>& a) {
-  auto nc = e.params.at("cond_nconsts").get<std::size_t>();
-  auto nb = e.params.at("body_nconsts").get<std::size_t>();
+  auto nc = integer<std::size_t>(e.params.at("cond_nconsts"));
+  auto nb = integer<std::size_t>(e.params.at("body_nconsts"));
   auto cond_consts = slice_of(a, 0, nc);
   auto body_consts = slice_of(a, nc, nb);
   auto carry = slice_of(a, nc + nb, a.size() - nc - nb);
@@ -47,9 +47,9 @@ Value row(const Value& v, std::int64_t i) {
 }
 
 std::vector<Slot> scan(Interp& in, const Eqn& e, std::vector<Slot>& a) {
-  auto nconsts = e.params.at("num_consts").get<std::size_t>();
-  auto ncarry = e.params.at("num_carry").get<std::size_t>();
-  auto length = e.params.at("length").get<std::int64_t>();
+  auto nconsts = integer<std::size_t>(e.params.at("num_consts"));
+  auto ncarry = integer<std::size_t>(e.params.at("num_carry"));
+  auto length = integer<std::int64_t>(e.params.at("length"));
   bool reverse = e.params.value("reverse", false);
   auto consts = slice_of(a, 0, nconsts);
   auto carry = slice_of(a, nconsts, ncarry);

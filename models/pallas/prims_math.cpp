@@ -15,7 +15,7 @@ namespace {
 using Binary = double (*)(double, double, DType);
 using Unary = double (*)(double, DType);
 
-std::int64_t I(double x) { return static_cast<std::int64_t>(x); }
+std::int64_t I(double x) { return to_int64(x); }
 std::uint64_t U(double x) { return static_cast<std::uint64_t>(I(x)); }
 
 double div_op(double a, double b, DType d) {
@@ -70,10 +70,15 @@ DType out_dtype(const Eqn& e) { return parse_dtype(e.outs.at(0).aval.dtype); }
 std::vector<Slot> select_n(Interp&, const Eqn& e, std::vector<Slot>& s) {
   const Value& which = as_value(s.at(0), e);
   Value r = as_value(s.at(1), e);
+  auto fits = [&](const Value& v) { return v.data.size() == 1 || v.data.size() == r.data.size(); };
+  if (which.data.empty() || !fits(which))
+    throw std::invalid_argument("select_n: the selector's shape differs from the cases'");
   for (std::size_t i = 0; i < r.data.size(); ++i) {
-    auto k = static_cast<std::size_t>(which.data[which.data.size() == 1 ? 0 : i]);
-    if (k + 1 >= s.size()) throw std::invalid_argument("select_n: case out of range");
-    const Value& c = as_value(s[k + 1], e);
+    std::int64_t k = to_int64(which.data[which.data.size() == 1 ? 0 : i]);
+    if (k < 0 || static_cast<std::size_t>(k) + 1 >= s.size())
+      throw std::invalid_argument("select_n: case out of range");
+    const Value& c = as_value(s[static_cast<std::size_t>(k) + 1], e);
+    if (!fits(c)) throw std::invalid_argument("select_n: the cases differ in shape");
     r.data[i] = c.data[c.data.size() == 1 ? 0 : i];
   }
   return {r};
@@ -90,8 +95,8 @@ std::vector<Slot> convert(Interp&, const Eqn& e, std::vector<Slot>& s) {
 // broadcast_in_dim: operand dim i goes to output dim broadcast_dimensions[i].
 std::vector<Slot> broadcast_in_dim(Interp&, const Eqn& e, std::vector<Slot>& s) {
   const Value& v = as_value(s.at(0), e);
-  Shape shape = e.params.at("shape").get<Shape>();
-  auto dims = e.params.at("broadcast_dimensions").get<std::vector<std::size_t>>();
+  Shape shape = integers<std::int64_t>(e.params.at("shape"));
+  auto dims = integers<std::size_t>(e.params.at("broadcast_dimensions"));
   Value r = Value::filled(v.dtype, shape, 0);
   auto out = dense_dims(shape);
   auto in = dense_dims(v.shape);
@@ -115,8 +120,8 @@ std::vector<Slot> reshape_like_out(Interp&, const Eqn& e, std::vector<Slot>& s) 
 }
 
 std::vector<Slot> iota(Interp&, const Eqn& e, std::vector<Slot>&) {
-  Shape shape = e.params.at("shape").get<Shape>();
-  auto dim = e.params.at("dimension").get<std::size_t>();
+  Shape shape = integers<std::int64_t>(e.params.at("shape"));
+  auto dim = integer<std::size_t>(e.params.at("dimension"));
   Value r = Value::filled(out_dtype(e), shape, 0);
   auto dd = dense_dims(shape);
   for (std::size_t i = 0; i < r.data.size(); ++i)
@@ -128,7 +133,7 @@ std::vector<Slot> iota(Interp&, const Eqn& e, std::vector<Slot>&) {
 void reduction(const char* name, double init, Binary f) {
   register_primitive(name, [init, f](Interp&, const Eqn& e, std::vector<Slot>& s) {
     const Value& v = as_value(s.at(0), e);
-    auto axes = e.params.at("axes").get<std::vector<std::size_t>>();
+    auto axes = integers<std::size_t>(e.params.at("axes"));
     Shape out_shape = e.outs.at(0).aval.shape;
     Value r = Value::filled(v.dtype, out_shape, 0);
     std::vector<bool> seen(r.data.size(), false);
@@ -184,7 +189,7 @@ const bool registered = [] {
   unary("ceil", [](double a, DType) { return std::ceil(a); });
   register_primitive("integer_pow", [](Interp&, const Eqn& e, std::vector<Slot>& s) {
     Value v = as_value(s.at(0), e);
-    int y = e.params.at("y").get<int>();
+    int y = integer<int>(e.params.at("y"));
     for (auto& x : v.data) {
       double r = 1;
       for (int i = 0; i < y; ++i) r = normalize(v.dtype, r * x);

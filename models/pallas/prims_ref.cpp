@@ -26,7 +26,7 @@ RefBinding apply_one(Interp& in, const RefBinding& ref, const json& indexer, con
       const auto& s = entry.at("slice");
       std::int64_t start = s.at("start").is_null() ? 0 : int_of(in, s.at("start"), e);
       std::int64_t size = int_of(in, s.at("size"), e);
-      std::int64_t stride = s.value("stride", 1);
+      std::int64_t stride = integer_or<std::int64_t>(s, "stride", 1);
       if (start < 0 || size < 0 || (size > 0 && start + (size - 1) * stride >= dim.size))
         throw ModelError(fmt::format("{}: slice {}:{}+{} is outside dimension {} of {} (size {})",
                                      e.prim, start, start, size, d - 1, ref.name, dim.size),

@@ -13,7 +13,7 @@ using nlohmann::json;
 Value i32(std::int64_t x) { return Value::scalar(DType::i32, static_cast<double>(x)); }
 
 std::size_t grid_axis(const Eqn& e, std::size_t rank) {
-  auto axis = e.params.value("axis", 0);
+  auto axis = integer_or(e.params, "axis", 0);
   if (axis < 0 || static_cast<std::size_t>(axis) >= rank)
     throw ModelError(fmt::format("{}: axis {} of a grid of rank {}", e.prim, axis, rank), e.loc);
   return static_cast<std::size_t>(axis);

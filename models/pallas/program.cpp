@@ -7,6 +7,7 @@
 #include "checker/engine/errors.hpp"
 #include "models/pallas/interp.hpp"
 #include "models/pallas/source_loc.hpp"
+#include "models/pallas/validate.hpp"
 
 namespace heddle::pallas {
 namespace {
@@ -14,7 +15,7 @@ using nlohmann::json;
 
 Aval parse_aval(const json& j) {
   Aval a;
-  for (const auto& d : j.value("shape", json::array())) a.shape.push_back(d.get<std::int64_t>());
+  for (const auto& d : j.value("shape", json::array())) a.shape.push_back(integer<std::int64_t>(d));
   a.dtype = j.value("dtype", "int32");
   a.ref = j.value("ref", false);
   a.space = j.value("space", "");
@@ -31,7 +32,7 @@ Value literal_value(const json& lit, const std::string& dtype) {
 Atom parse_atom(const json& j) {
   Atom a;
   if (j.contains("var")) {
-    a.var = j.at("var").get<std::int64_t>();
+    a.var = integer<std::int64_t>(j.at("var"));
     a.aval = parse_aval(j);
   } else {
     a.aval.dtype = j.at("dtype").get<std::string>();
@@ -79,7 +80,7 @@ Eqn parse_eqn(const json& j) {
   e.params = j.value("params", json::object());
   if (j.contains("src") && j.at("src").is_object()) {
     const auto& s = j.at("src");
-    e.loc = python_location(s.value("file", "?"), s.value("line", 0u), s.value("function", ""));
+    e.loc = python_location(s.value("file", "?"), integer_or(s, "line", 0u), s.value("function", ""));
   }
   collect_subs(e.params, e);
   return e;
@@ -105,16 +106,16 @@ std::vector<std::vector<double>> per_device(const json& j) {
 }
 
 void parse_grid(const json& g, Program& p) {
-  p.grid = g.at("grid").get<std::vector<std::int64_t>>();
+  p.grid = integers<std::int64_t>(g.at("grid"));
   p.dimension_semantics = g.at("dimension_semantics").get<std::vector<std::string>>();
-  p.num_index_operands = g.at("num_index_operands").get<std::size_t>();
-  p.num_inputs = g.at("num_inputs").get<std::size_t>();
-  p.num_outputs = g.at("num_outputs").get<std::size_t>();
-  p.num_scratch = g.at("num_scratch").get<std::size_t>();
+  p.num_index_operands = integer<std::size_t>(g.at("num_index_operands"));
+  p.num_inputs = integer<std::size_t>(g.at("num_inputs"));
+  p.num_outputs = integer<std::size_t>(g.at("num_outputs"));
+  p.num_scratch = integer<std::size_t>(g.at("num_scratch"));
   for (const auto& b : g.at("blocks")) {
     BlockSpec s;
     for (const auto& d : b.at("block_shape"))
-      s.block_shape.push_back(d.is_null() ? std::nullopt : std::optional(d.get<std::int64_t>()));
+      s.block_shape.push_back(d.is_null() ? std::nullopt : std::optional(integer<std::int64_t>(d)));
     s.array = parse_aval(b.at("array"));
     s.index_map = *parse_jaxpr(b.at("index_map"));
     p.blocks.push_back(std::move(s));
@@ -127,14 +128,14 @@ Program parse_program(const json& j, const std::string& path) {
   if (j.value("format", "") != kFormat)
     throw UsageError(fmt::format("{} is not a heddle Pallas export (format {})", path,
                                  j.value("format", "missing")));
-  if (j.value("version", 0) > kVersion)
+  if (integer_or(j, "version", 0) > kVersion)
     throw UsageError(fmt::format("{} has format version {}, this heddle reads {}: rebuild heddle",
-                                 path, j.value("version", 0), kVersion));
+                                 path, integer_or(j, "version", 0), kVersion));
   p.name = j.value("name", "kernel");
-  p.devices = j.at("mesh").at("devices").get<std::uint32_t>();
+  p.devices = integer<std::uint32_t>(j.at("mesh").at("devices"));
   for (const auto& a : j.at("mesh").at("axes"))
-    p.mesh_axes.emplace_back(a.at("name").get<std::string>(), a.at("size").get<std::uint32_t>());
-  p.cores = j.value("cores", 1u);
+    p.mesh_axes.emplace_back(a.at("name").get<std::string>(), integer<std::uint32_t>(a.at("size")));
+  p.cores = integer_or(j, "cores", 1u);
   for (const auto& o : j.at("operands")) {
     p.operands.push_back(parse_aval(o.at("aval")));
     p.operand_values.push_back(o.at("values").is_null() ? std::nullopt
@@ -142,7 +143,7 @@ Program parse_program(const json& j, const std::string& path) {
   }
   for (const auto& o : j.at("outputs")) p.outputs.push_back(parse_aval(o));
   for (const auto& a : j.at("input_output_aliases"))
-    p.aliases.emplace_back(a.at(0).get<std::size_t>(), a.at(1).get<std::size_t>());
+    p.aliases.emplace_back(integer<std::size_t>(a.at(0)), integer<std::size_t>(a.at(1)));
   parse_grid(j.at("grid_mapping"), p);
   p.kernel = *parse_jaxpr(j.at("kernel"));
   p.arg_names = j.value("arg_names", std::vector<std::string>{});
@@ -150,7 +151,7 @@ Program parse_program(const json& j, const std::string& path) {
     p.arg_names.push_back(fmt::format("arg{}", p.arg_names.size()));
   if (j.contains("kernel_source") && j.at("kernel_source").is_object()) {
     const auto& s = j.at("kernel_source");
-    p.kernel_loc = python_location(s.value("file", "?"), s.value("line", 0u), s.value("function", ""));
+    p.kernel_loc = python_location(s.value("file", "?"), integer_or(s, "line", 0u), s.value("function", ""));
   }
   if (j.contains("expected_outputs") && !j.at("expected_outputs").is_null()) {
     std::vector<std::vector<std::vector<double>>> e;
@@ -192,6 +193,7 @@ Program load_program(const std::string& path) {
   }
   try {
     Program p = parse_program(j, path);
+    validate(p);
     check_supported(p.kernel, path);
     for (const auto& b : p.blocks) check_supported(b.index_map, path);
     return p;

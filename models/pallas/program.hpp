@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <source_location>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,27 @@ struct Program {
   std::source_location kernel_loc;
   std::optional<std::vector<std::vector<std::vector<double>>>> expected;  // [output][device][i]
 };
+
+/// The integer `j` holds, as T; std::invalid_argument when it holds anything
+/// else (nlohmann's get<T>() would cast a float, undefined past T's range).
+template <class T>
+T integer(const nlohmann::json& j) {
+  if (!j.is_number_integer())
+    throw std::invalid_argument("expected an integer, got " + j.dump().substr(0, 40));
+  return j.get<T>();
+}
+/// integer<T>(j[key]), or `def` when `j` has no `key`.
+template <class T>
+T integer_or(const nlohmann::json& j, const char* key, T def) {
+  return j.contains(key) ? integer<T>(j.at(key)) : def;
+}
+/// The integers of a JSON array, as T.
+template <class T>
+std::vector<T> integers(const nlohmann::json& j) {
+  std::vector<T> out;
+  for (const auto& x : j) out.push_back(integer<T>(x));
+  return out;
+}
 
 /// Reads and validates an exported kernel; UsageError naming the file and
 /// what to do for a bad file, a newer format or an unsupported primitive.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace heddle::pallas {
@@ -19,9 +20,14 @@ constexpr DTypeInfo kTypes[] = {
     {DType::boolean, "bool", 1}, {DType::f32, "float32", 4}, {DType::i64, "int64", 8},
 };
 
+// Two's-complement wrap to T (at most 32 bits): the remainder modulo 2^32
+// is exact in a double and keeps T's bits, so huge values wrap as the
+// kernel's integers do instead of overflowing the cast.
 template <class T>
 double wrap(double x) {
-  auto v = static_cast<std::int64_t>(x);
+  static_assert(sizeof(T) <= 4);
+  if (!std::isfinite(x)) return 0;
+  auto v = static_cast<std::int64_t>(std::fmod(std::trunc(x), 4294967296.0));
   return static_cast<double>(static_cast<T>(static_cast<std::uint64_t>(v)));
 }
 
@@ -67,11 +73,19 @@ double normalize(DType d, double x) {
     case DType::i16: return wrap<std::int16_t>(x);
     case DType::u8: return wrap<std::uint8_t>(x);
     case DType::u16: return wrap<std::uint16_t>(x);
-    case DType::i64: return std::trunc(x);
+    case DType::i64: return static_cast<double>(to_int64(x));
     case DType::boolean: return x != 0 ? 1 : 0;
     case DType::f32: return static_cast<double>(static_cast<float>(x));
   }
   return x;
+}
+
+std::int64_t to_int64(double x) {
+  constexpr double kLimit = 9223372036854775808.0;  // 2^63
+  if (std::isnan(x)) return 0;
+  if (x >= kLimit) return std::numeric_limits<std::int64_t>::max();
+  if (x < -kLimit) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(x);
 }
 
 std::int64_t num_elements(const Shape& s) {
@@ -97,7 +111,7 @@ std::string Value::text() const {
   auto one = [&](double x) {
     if (dtype == DType::boolean) return std::string(x != 0 ? "true" : "false");
     if (is_float(dtype)) return fmt::format("{}", x);
-    return fmt::format("{}", static_cast<std::int64_t>(x));
+    return fmt::format("{}", to_int64(x));
   };
   if (shape.empty() && data.size() == 1) return one(data[0]);
   std::string s = "[";
@@ -129,7 +143,7 @@ void store_element(DType d, std::byte* p, double x) {
     case DType::i16: return write_as(p, static_cast<std::int16_t>(x));
     case DType::u8: return write_as(p, static_cast<std::uint8_t>(x));
     case DType::u16: return write_as(p, static_cast<std::uint16_t>(x));
-    case DType::i64: return write_as(p, static_cast<std::int64_t>(x));
+    case DType::i64: return write_as(p, to_int64(x));
     case DType::boolean: return write_as(p, static_cast<std::uint8_t>(x != 0));
     case DType::f32: return write_as(p, static_cast<float>(x));
   }

@@ -20,8 +20,12 @@ const char* dtype_name(DType d);
 std::size_t dtype_size(DType d);
 /// True for float dtypes.
 bool is_float(DType d);
-/// Wraps or rounds `x` to what `d` can hold (int32 wraps, bool is 0/1).
+/// Wraps or rounds `x` to what `d` can hold (int32 wraps, bool is 0/1;
+/// NaN and infinities become 0 in the integer dtypes).
 double normalize(DType d, double x);
+/// `x` truncated to a 64-bit integer, saturating at its limits (NaN: 0):
+/// a plain cast of a double outside the range is undefined behaviour.
+std::int64_t to_int64(double x);
 
 using Shape = std::vector<std::int64_t>;
 /// Number of elements of a shape.
@@ -40,7 +44,7 @@ struct Value {
   /// The single element of a scalar (or one-element) value.
   double item() const;
   /// The element as a 64-bit integer (for indices and device ids).
-  std::int64_t index() const { return static_cast<std::int64_t>(item()); }
+  std::int64_t index() const { return to_int64(item()); }
   /// "[1, 2, 3]" or "7": for reports.
   std::string text() const;
 };

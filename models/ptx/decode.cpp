@@ -13,6 +13,12 @@
 namespace heddle::ptx {
 namespace {
 
+// Bounds no kernel nvcc emits comes near (Hopper: 228 KiB of shared memory
+// per SM, 255 registers per thread), so that a damaged file cannot make
+// heddle allocate gigabytes.
+constexpr std::size_t kMaxRegisters = 1 << 14;
+constexpr std::uint64_t kMaxShared = 1 << 20;
+
 struct Scope {
   int parent = -1;
   std::map<std::string, int> regs;
@@ -63,12 +69,28 @@ class Decoder {
     std::uint32_t align = static_cast<std::uint32_t>(std::max(s.align, 8));
     std::uint32_t elem = 1;
     if (auto t = parse_type(s.type.empty() ? "b8" : s.type.substr(1))) elem = t->bytes;
-    std::uint32_t at = (p_.shared_bytes + align - 1) / align * align;
+    std::uint64_t at = (std::uint64_t{p_.shared_bytes} + align - 1) / align * align;
     if (at == 0) at = 128;  // shared address 0 stays unused: a null pointer is an error
-    std::uint32_t bytes = static_cast<std::uint32_t>(s.bytes) * elem;
+    std::uint64_t bytes = static_cast<std::uint64_t>(s.bytes) * elem;  // s.bytes <= 2^20 (parse)
     if (bytes == 0) bytes = 4096;  // extern (dynamic) shared memory: a fixed 4 KiB
-    p_.symbols.push_back(Symbol{s.name, display_name(s.name), Space::shared, at, bytes});
-    p_.shared_bytes = at + bytes;
+    if (at + bytes > kMaxShared)
+      fail(s.pos, fmt::format("shared variable {} ends at byte {}: heddle models at most {} bytes "
+                              "of shared memory per CTA",
+                              s.name, at + bytes, kMaxShared));
+    p_.symbols.push_back(Symbol{s.name, display_name(s.name), Space::shared,
+                                static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(bytes)});
+    p_.shared_bytes = static_cast<std::uint32_t>(at + bytes);
+  }
+
+  // The operands the interpreter reads must be there, vectors as wide as .v2/.v4 say.
+  void check_operands(const Instr& in, const Pos& at) const {
+    if (std::size_t need = operand_count(in); in.args.size() < need)
+      fail(at, fmt::format("`{}` takes {} operands, {} given", in.opcode, need, in.args.size()));
+    if ((in.op == Op::ld || in.op == Op::st) && in.vec > 1) {
+      const Arg& data = in.args[in.op == Op::st ? 1 : 0];
+      if (data.kind != Arg::Kind::vector || data.elems.size() != static_cast<std::size_t>(in.vec))
+        fail(at, fmt::format("`{}` moves a vector of {} registers: write {{%r1, ...}}", in.opcode, in.vec));
+    }
   }
 
   // Pass 1: scopes, registers, labels and instruction indices.
@@ -89,6 +111,9 @@ class Decoder {
           break;
         case Statement::Kind::block_end: stack.pop_back(); break;
         case Statement::Kind::reg_decl:
+          // Each warp keeps 32 lanes of every register: bound them as nvcc's kernels are.
+          if (p_.reg_names.size() + static_cast<std::size_t>(std::max(s.count, 1)) > kMaxRegisters)
+            fail(s.pos, fmt::format("kernel {} declares more than {} registers", f_.name, kMaxRegisters));
           if (s.count == 0) add_reg(cur, s.name);
           for (int i = 0; i < s.count; ++i) add_reg(cur, s.name + std::to_string(i));
           break;
@@ -220,6 +245,7 @@ class Decoder {
         in.guard_negated = s.guard_negated;
       }
       for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
+      check_operands(in, s.pos);
       if (in.op == Op::bra) {
         if (in.args.size() != 1 || in.args[0].kind != Arg::Kind::label)
           fail(s.pos, "bra needs one label operand");

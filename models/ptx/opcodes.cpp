@@ -146,4 +146,22 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
   return true;
 }
 
+std::size_t operand_count(const Instr& in) {
+  switch (in.op) {
+    case Op::exit: case Op::bar_warp_sync: case Op::fence_noop: case Op::fence_proxy_async:
+    case Op::bulk_commit: case Op::cp_async_commit: return 0;
+    case Op::bra: case Op::bar_sync: case Op::bar_arrive: case Op::bulk_wait:
+    case Op::fence_tensormap_acquire: case Op::fence_tensormap_release: return 1;
+    case Op::cp_async_wait: return in.has("wait_all") ? 0 : 1;
+    case Op::mov: case Op::abs: case Op::neg: case Op::not_: case Op::cvt: case Op::cvta:
+    case Op::ld: case Op::st: case Op::mbar_init: case Op::mbar_expect_tx: case Op::red:
+    case Op::tma_store: case Op::tensormap_replace: case Op::tensormap_cp_fenceproxy:
+    case Op::elect: return 2;
+    case Op::mbar_arrive: return in.has("expect_tx") ? 3 : 2;
+    case Op::mbar_try_wait: case Op::mbar_test_wait: return in.has("parity") ? 3 : 2;
+    case Op::mad: case Op::selp: case Op::shfl: return 4;
+    default: return 3;  // binary ALU operations, setp, atom, cp.async, the TMA load
+  }
+}
+
 }  // namespace heddle::ptx

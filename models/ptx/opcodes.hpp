@@ -14,5 +14,8 @@ std::optional<Type> parse_type(const std::string& mod);
 /// Fills op, mods, types, space and vector width of `in` from `opcode`;
 /// returns false when the interpreter does not support the instruction.
 bool decode_opcode(const std::string& opcode, Instr& in);
+/// The fewest operands the interpreter reads for decoded `in` (its op and
+/// modifiers); the decoder rejects an instruction written with fewer.
+std::size_t operand_count(const Instr& in);
 
 }  // namespace heddle::ptx

@@ -20,12 +20,33 @@ Pos pos_of(const Node& n) {
   return Pos{static_cast<int>(p.line), static_cast<int>(p.column)};
 }
 
+// A number the grammar accepts but 64 bits do not hold (parse() adds the file).
+struct BadNumber : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::uint64_t to_bits(const std::string& s, int base) {
+  try {
+    return std::stoull(s, nullptr, base);
+  } catch (const std::out_of_range&) {
+    throw BadNumber(fmt::format("the integer {} does not fit in 64 bits", s));
+  }
+}
+
+// Two's complement, as PTX reads integers: -x wraps, and so do offsets.
 std::int64_t to_int(std::string s) {
   bool neg = !s.empty() && s[0] == '-';
   if (neg) s.erase(0, 1);
   if (!s.empty() && s.back() == 'U') s.pop_back();
-  auto v = static_cast<std::int64_t>(std::stoull(s, nullptr, 0));
-  return neg ? -v : v;
+  std::uint64_t v = to_bits(s, 0);
+  return static_cast<std::int64_t>(neg ? 0 - v : v);
+}
+
+// A count or size written in a declaration: 0 to 2^20 (more is no real kernel).
+int to_count(const std::string& s) {
+  std::int64_t v = to_int(s);
+  if (v < 0 || v > (1 << 20)) throw BadNumber(fmt::format("{} is not a count from 0 to 1048576", s));
+  return static_cast<int>(v);
 }
 
 const Node* child(const Node& n, auto is) {
@@ -48,7 +69,7 @@ Operand operand(const Node& n) {
     o.value = to_int(n.string());
   } else if (n.is_type<g::float_bits>()) {
     o.kind = Operand::Kind::bits;
-    o.value = static_cast<std::int64_t>(std::stoull(n.string().substr(2), nullptr, 16));
+    o.value = static_cast<std::int64_t>(to_bits(n.string().substr(2), 16));
   } else if (n.is_type<g::sink>()) {
     o.kind = Operand::Kind::sink;
   } else if (n.is_type<g::pair>()) {
@@ -67,7 +88,8 @@ Operand operand(const Node& n) {
         std::string digits;
         for (char ch : t)
           if (ch != ' ' && ch != '\t' && ch != '+') digits += ch;
-        o.value += to_int(digits);
+        o.value = static_cast<std::int64_t>(static_cast<std::uint64_t>(o.value) +
+                                            static_cast<std::uint64_t>(to_int(digits)));
       }
       if (c->is_type<g::vector>()) {
         o.has_elems = true;
@@ -106,7 +128,7 @@ void reg_decl(const Node& n, std::vector<Statement>& out) {
     s.pos = pos_of(*c);
     s.type = type;
     s.name = child_of<g::name>(*c)->string();
-    if (const Node* k = child_of<g::count>(*c)) s.count = static_cast<int>(to_int(k->children[0]->string()));
+    if (const Node* k = child_of<g::count>(*c)) s.count = to_count(k->children[0]->string());
     out.push_back(std::move(s));
   }
 }
@@ -118,10 +140,10 @@ Statement var_decl(const Node& n) {
   for (const auto& c : n.children) {
     if (c->is_type<g::space>()) s.space = c->string();
     if (c->is_type<g::type>()) s.type = c->string();
-    if (c->is_type<g::align>()) s.align = static_cast<int>(to_int(c->children[0]->string()));
+    if (c->is_type<g::align>()) s.align = to_count(c->children[0]->string());
     if (c->is_type<g::name>()) s.name = c->string();
     if (c->is_type<g::array>())
-      s.bytes = c->children.empty() ? 0 : to_int(c->children[0]->string());
+      s.bytes = c->children.empty() ? 0 : to_count(c->children[0]->string());
   }
   if (!n.children.empty() && s.bytes == 0 && !child_of<g::array>(n)) s.bytes = 1;
   return s;
@@ -166,9 +188,9 @@ ParamDecl param(const Node& n) {
   p.pos = pos_of(n);
   for (const auto& c : n.children) {
     if (c->is_type<g::type>()) p.type = c->string();
-    if (c->is_type<g::align>()) p.align = static_cast<int>(to_int(c->children[0]->string()));
+    if (c->is_type<g::align>()) p.align = to_count(c->children[0]->string());
     if (c->is_type<g::name>()) p.name = c->string();
-    if (c->is_type<g::array>() && !c->children.empty()) p.count = to_int(c->children[0]->string());
+    if (c->is_type<g::array>() && !c->children.empty()) p.count = to_count(c->children[0]->string());
   }
   return p;
 }
@@ -204,14 +226,40 @@ Module module(const Node& root, const std::string& path) {
   return m;
 }
 
+// The grammar nests blocks and vector operands by recursion: a file of
+// thousands of '{' overflowed the stack. nvcc nests a few levels (inline asm).
+constexpr int kMaxNesting = 64;
+
+void check_nesting(const std::string& text, const std::string& path) {
+  int depth = 0, line = 1, column = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // a comment to the line's end
+    } else if (c == '{' && ++depth > kMaxNesting) {
+      throw UsageError(fmt::format("{}:{}:{}: braces nested more than {} deep", path, line, column,
+                                   kMaxNesting));
+    } else if (c == '}' && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 }  // namespace
 
 Module parse(const std::string& text, const std::string& path) {
+  check_nesting(text, path);
   pg::memory_input in(text, path);
   try {
     auto root = pg::parse_tree::parse<g::module, g::selector>(in);
     if (!root) throw UsageError(fmt::format("{}: not a PTX module", path));
     return module(*root, path);
+  } catch (const BadNumber& e) {
+    throw UsageError(fmt::format("{}: {}", path, e.what()));
   } catch (const pg::parse_error& e) {
     const auto& p = e.positions().front();
     std::string line = std::string(in.line_at(p));

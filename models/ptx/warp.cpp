@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstring>
+#include <stdexcept>
 
 namespace heddle::ptx {
 
@@ -40,7 +41,15 @@ void Warp::run() {
         if ((group >> l & 1) && ((regs_[in.guard * 32 + l] != 0) == in.guard_negated)) exec &= ~(1u << l);
     for (int l = 0; l < 32; ++l)
       if (group >> l & 1) ++pc_[l];
-    if (exec != 0) step(in, exec);
+    if (exec == 0) continue;
+    try {
+      step(in, exec);
+    } catch (const std::logic_error& e) {  // out_of_range from an operand the decoder let through
+      throw ModelError(fmt::format("[heddle bug] `{}` at PTX line {}: the decoder accepted operands "
+                                   "the interpreter cannot use ({})",
+                                   in.opcode, in.line, e.what()),
+                       in.loc);
+    }
   }
 }
 

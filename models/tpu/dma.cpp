@@ -111,11 +111,23 @@ std::uint32_t byte_size(const Place& p) {
 }
 
 // A copy moves whole slices: source and destination must hold as many elements.
-void require_same_shape(const char* op, const Place& src, const Place& dst,
+void check_copy_places(const char* op, const Place& src, const Place& dst,
                         std::source_location loc) {
   if (src.count != dst.count)
     throw ModelError(fmt::format("{} from {} ({} elements) to {} ({} elements): shapes differ", op,
                                  src.region->name(), src.count, dst.region->name(), dst.count),
+                     loc);
+  for (const Place* pl : {&src, &dst})  // regions do not check bounds: the places must
+    if (pl->first > pl->region->size() || pl->count > pl->region->size() - pl->first)
+      throw ModelError(fmt::format("{}: elements [{}, {}) are outside {} ({} elements)", op, pl->first,
+                                   pl->first + pl->count, pl->region->name(), pl->region->size()),
+                       loc);
+  // The copy moves bytes: equal counts of unequal elements would overrun the smaller place.
+  if (src.region->elem_size() != dst.region->elem_size())
+    throw ModelError(fmt::format("{} from {} ({}-byte elements) to {} ({}-byte elements): element "
+                                 "types differ",
+                                 op, src.region->name(), src.region->elem_size(), dst.region->name(),
+                                 dst.region->elem_size()),
                      loc);
 }
 }  // namespace
@@ -127,7 +139,7 @@ AsyncCopy make_copy(const Place& src, const Place& dst, const Sem& sem, std::sou
   if (sem.kind() != SemKind::dma)
     throw ModelError(fmt::format("make_async_copy needs a DMA semaphore; {} is not one", sem.name()),
                      loc);
-  require_same_shape("make_async_copy", src, dst, loc);
+  check_copy_places("make_async_copy", src, dst, loc);
   return AsyncCopy(src, dst, sem.here(loc), loc);
 }
 
@@ -198,7 +210,7 @@ AsyncRemoteCopy make_remote_copy(const Place& src, const Place& dst, const Sem& 
     throw ModelError(fmt::format("make_async_remote_copy to device {}, but the mesh has {}",
                                  device_id, mesh.devices()),
                      loc);
-  require_same_shape("make_async_remote_copy", src, dst, loc);
+  check_copy_places("make_async_remote_copy", src, dst, loc);
   auto here = mesh.here(loc);
   return AsyncRemoteCopy(src, dst, send_sem.here(loc), recv_sem.on(device_id, here.core),
                          recv_sem.here(loc), device_id, loc);

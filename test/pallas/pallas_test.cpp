@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "checker/engine/errors.hpp"
 #include "checker/registry.hpp"
@@ -126,4 +128,35 @@ TEST_CASE("pallas: heddle run --pallas FILE on the command line", "[pallas][cli]
   CHECK(missing.code == 2);
   auto both = test::cli(fmt::format("run demo/handoff --pallas '{}'", data("ring_fixed_3")));
   CHECK(both.code == 2);
+}
+
+// Found by the fuzzer (test/fuzz/fuzz_pallas.cpp): damaged exports that once
+// failed inside an execution (an internal error, an exception, a DMA out of
+// its buffer) are usage errors at load that name the problem.
+TEST_CASE("pallas: a damaged export is a usage error naming what is wrong", "[pallas]") {
+  struct Damage {
+    const char* expect;
+    std::function<void(nlohmann::json&)> edit;
+  };
+  const std::vector<Damage> damages = {
+      {"reads variable 999 before it is bound", [](auto& j) { j["kernel"]["eqns"][1]["in"][0]["var"] = 999; }},
+      {"dtype int33 is not supported", [](auto& j) { j["operands"][0]["aval"]["dtype"] = "int33"; }},
+      {"is a int32 block of a int16 array", [](auto& j) { j["operands"][0]["aval"]["dtype"] = "int16"; }},
+      {"each array holds at most", [](auto& j) { j["operands"][0]["aval"]["shape"][0] = 1 << 30; }},
+      {"heddle runs 1 to 64 kernel threads", [](auto& j) { j["mesh"]["devices"] = 100000; }},
+      {"expected an integer, got 2.5e+98", [](auto& j) { j["mesh"]["devices"] = 2.5e98; }},  // UBSan
+      {"a jaxpr's input is a literal", [](auto& j) { j["kernel"]["invars"][0] = {{"lit", 1}, {"dtype", "int32"}}; }},
+  };
+  for (const auto& d : damages) {
+    INFO(d.expect);
+    auto path = edited("double_buffered", d.edit);
+    try {
+      find_kernel("pallas:" + path);
+      FAIL("no error");
+    } catch (const UsageError& e) {
+      CHECK_THAT(e.what(), Catch::Contains(d.expect));
+    }
+  }
+  auto path = edited("double_buffered", damages[2].edit);
+  CHECK(test::cli(fmt::format("run --pallas '{}'", path)).code == 2);
 }

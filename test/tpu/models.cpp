@@ -231,3 +231,23 @@ const auto bad_blockspec = kernel("test/tpu_bad_blockspec", "model errors of blo
                                    {ArraySpec{"v", {4}, BlockSpec{{block}, first}}}, {});
       mesh.launch([=] { call({v}, {}); });
     });
+
+// The untyped DMA (what the Pallas front end builds from an export): a copy
+// between places of unequal element sizes, or reaching past its region,
+// must be a model error at the copy; regions do not check bounds, so it
+// once copied past the smaller buffer.
+const auto bad_copy = kernel("test/tpu_bad_copy", "untyped DMAs between mismatched places")
+    .choice("what", "elem", {"elem", "past_end"}, "unequal element sizes, or a place past its region")
+    .body([](const Params& p) {
+      auto& mesh = make<Mesh>(MeshConfig{1, 1, DmaOrder::any, {}});
+      const bool past_end = p.get("what") == "past_end";
+      Allocation& src = allocate(mesh, "src", Space::hbm, 4, 4);
+      Allocation& dst = allocate(mesh, "dst", Space::vmem, past_end ? 4 : 2, past_end ? 2 : 4);
+      Sem sem = dma_semaphore("sem");
+      mesh.launch([&src, &dst, sem] {
+        auto copy = make_copy(Place{src.instances.at(0), 0, 4}, Place{dst.instances.at(0), 0, 4}, sem,
+                              std::source_location::current());
+        copy.start(std::source_location::current());
+        copy.wait(std::source_location::current());
+      });
+    });

@@ -345,3 +345,12 @@ TEST_CASE("heddle run with dma_order=eager prints the restriction note", "[tpu]"
   CHECK(eager.out.find("note: exploration restricted by dma_order=eager") != std::string::npos);
   CHECK(eager.out.find("race") == std::string::npos);
 }
+
+TEST_CASE("an untyped DMA between mismatched places is a model error at the copy", "[tpu]") {
+  auto r = run("test/tpu_bad_copy", {{"what", "elem"}});
+  REQUIRE(r.verdict == Verdict::model_error);
+  CHECK_THAT(r.bug->title, Catch::Contains("element types differ"));
+  r = run("test/tpu_bad_copy", {{"what", "past_end"}});
+  REQUIRE(r.verdict == Verdict::model_error);
+  CHECK_THAT(r.bug->title, Catch::Contains("elements [0, 4) are outside dev0.dst (2 elements)"));
+}

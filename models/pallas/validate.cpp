@@ -1,0 +1,110 @@
+#include "models/pallas/validate.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
+#include "checker/engine/errors.hpp"
+
+namespace heddle::pallas {
+namespace {
+
+using Bound = std::set<std::int64_t>;
+
+[[noreturn]] void bad(const Program& p, const std::string& what) {
+  throw UsageError(fmt::format("{}: malformed heddle Pallas export: {}; export the kernel again "
+                               "with heddle_pallas.export",
+                               p.path, what));
+}
+
+bool semaphore_dtype(const std::string& d) {
+  return d == "dma_sem" || d == "semaphore" || d == "barrier_semaphore";
+}
+
+void check_aval(const Program& p, const Aval& a, const std::string& what) {
+  std::int64_t n = 1;
+  for (auto d : a.shape) {
+    if (d < 0 || d > kMaxElements || (n *= d) > kMaxElements)
+      bad(p, fmt::format("{} has shape [{}]: each array holds at most {} elements", what,
+                         fmt::join(a.shape, ", "), kMaxElements));
+  }
+  if (!semaphore_dtype(a.dtype)) parse_dtype(a.dtype);  // invalid_argument names the dtype
+}
+
+std::string where(const Eqn& e) {
+  return fmt::format("equation {} at {}:{}", e.prim, e.loc.file_name(), e.loc.line());
+}
+
+// Binders (constants, inputs) must be variables; every read must follow its binding.
+void check_jaxpr(const Program& p, const Jaxpr& j, Bound bound) {
+  auto bind = [&](const Atom& a, const char* what) {
+    if (!a.var) bad(p, fmt::format("a jaxpr's {} is a literal, not a variable", what));
+    check_aval(p, a.aval, fmt::format("variable {}", *a.var));
+    bound.insert(*a.var);
+  };
+  for (const auto& a : j.constvars) bind(a, "constant");
+  for (const auto& a : j.open_constvars) bind(a, "constant");
+  for (const auto& a : j.invars) bind(a, "input");
+  auto read = [&](const Atom& a, const std::string& at) {
+    if (a.var && !bound.count(*a.var))
+      bad(p, fmt::format("{} reads variable {} before it is bound", at, *a.var));
+  };
+  for (const auto& e : j.eqns) {
+    for (const auto& a : e.ins) read(a, where(e));
+    for (const auto& [_, subs] : e.subs)
+      for (const auto& s : subs) check_jaxpr(p, *s, bound);
+    for (const auto& a : e.outs) {
+      check_aval(p, a.aval, where(e) + "'s result");
+      if (a.var) bound.insert(*a.var);
+    }
+  }
+  for (const auto& a : j.outvars) read(a, "a jaxpr's result");
+}
+
+void check_sizes(const Program& p) {
+  if (p.devices == 0 || p.cores == 0 || p.devices > kMaxThreads || p.cores > kMaxThreads ||
+      p.devices * p.cores > kMaxThreads)
+    bad(p, fmt::format("{} devices of {} cores: heddle runs 1 to {} kernel threads", p.devices,
+                       p.cores, kMaxThreads));
+  std::int64_t points = 1;
+  for (auto g : p.grid)
+    if (g < 0 || g > kMaxElements || (points *= g) > kMaxElements)
+      bad(p, fmt::format("grid ({}) has more than {} points", fmt::join(p.grid, ", "), kMaxElements));
+  const std::size_t params = p.num_index_operands + p.num_inputs + p.num_outputs + p.num_scratch;
+  if (p.num_index_operands + p.num_inputs > p.operands.size() || p.num_outputs > p.outputs.size() ||
+      params > p.kernel.invars.size())
+    bad(p, fmt::format("the grid mapping names {} parameters; the kernel takes {}, with {} "
+                       "operands and {} outputs",
+                       params, p.kernel.invars.size(), p.operands.size(), p.outputs.size()));
+  for (const auto& [in, out] : p.aliases)
+    if (in >= p.num_index_operands + p.num_inputs || out >= p.num_outputs)
+      bad(p, fmt::format("input_output_aliases ({}, {}) is out of range", in, out));
+}
+
+// A block's buffer has its array's dtype (the pipeline's DMAs copy bytes).
+void check_blocks(const Program& p) {
+  const std::size_t ins = p.num_index_operands + p.num_inputs;
+  for (std::size_t k = 0; k < ins + p.num_outputs; ++k) {  // a block's buffer has the array's dtype
+    const Aval& param = p.kernel.invars[k].aval;
+    const Aval& array = k < ins ? p.operands[k] : p.outputs[k - ins];
+    if ((param.space == "vmem" || param.space == "smem") && param.dtype != array.dtype)
+      bad(p, fmt::format("kernel parameter {} is a {} block of a {} array", k, param.dtype, array.dtype));
+  }
+}
+
+}  // namespace
+
+void validate(const Program& p) {
+  check_sizes(p);
+  for (const auto& a : p.operands) check_aval(p, a, "an operand");
+  for (const auto& a : p.outputs) check_aval(p, a, "an output");
+  for (const auto& b : p.blocks) {
+    check_aval(p, b.array, "a block spec's array");
+    check_jaxpr(p, b.index_map, {});
+  }
+  check_blocks(p);
+  check_jaxpr(p, p.kernel, {});
+}
+
+}  // namespace heddle::pallas
