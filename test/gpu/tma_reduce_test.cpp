@@ -41,6 +41,30 @@ const Registration reduce_vs =
           });
         });
 
+// test/reduce_pair: threads 0 and 1 each bulk-reduce one u32 (staged 12
+// and 10) into G[0] (initially 7) with operator `op`, unordered; the final
+// G[0] is observed.
+const Registration reduce_pair =
+    kernel("test/reduce_pair", "two unordered bulk reductions of one operator")
+        .choice("op", "and", {"and", "or", "xor", "inc", "dec"}, "the reduction operator")
+        .body([](const Params& p) {
+          const std::string name = p.get("op");
+          const ReduceOp op = name == "and"   ? ReduceOp::bit_and
+                              : name == "or"  ? ReduceOp::bit_or
+                              : name == "xor" ? ReduceOp::bit_xor
+                              : name == "inc" ? ReduceOp::inc
+                                              : ReduceOp::dec;
+          grid(LaunchConfig{1, 1, {{"t0"}, {"t1"}}});
+          auto G = global<std::uint32_t>("G", 1, 7);
+          auto s0 = shared<std::uint32_t>("s0", 1, 12), s1 = shared<std::uint32_t>("s1", 1, 10);
+          current_grid().launch([=](const ThreadInfo& t) {
+            bulk_reduce(G, View<std::uint32_t>(t.thread == 0 ? s0 : s1), op);
+            bulk_commit_group();
+            bulk_wait_group(0);
+          });
+          at_exit([=] { observe("G", std::to_string(G.raw(0))); });
+        });
+
 }  // namespace
 
 TEST_CASE("reductions race with unordered plain accesses, not with each other",
@@ -112,4 +136,34 @@ TEST_CASE("TMA reduce footprints: int adds commute, float adds are ordered, dpor
     CHECK(a.verdicts == b.verdicts);
     CHECK(a.final_states == b.final_states);
   }
+}
+
+TEST_CASE("reduce .and/.or/.xor/.inc/.dec combine as PTX defines, in every order",
+          "[gpu][reduce]") {
+  // From 7 with staged 12 and 10; each order's value is computed here from
+  // the PTX rule, not read from a run. and/or/xor: one value in both orders;
+  // .inc/.dec wrap at their bound: the two orders differ.
+  auto inc = [](std::uint32_t a, std::uint32_t b) { return a >= b ? 0u : a + 1; };
+  auto dec = [](std::uint32_t a, std::uint32_t b) { return a == 0 || a > b ? b : a - 1; };
+  const std::map<std::string, std::set<std::string>> expected = {
+      {"and", {std::to_string(7u & 12u & 10u)}},
+      {"or", {std::to_string(7u | 12u | 10u)}},
+      {"xor", {std::to_string(7u ^ 12u ^ 10u)}},
+      {"inc", {std::to_string(inc(inc(7, 12), 10)), std::to_string(inc(inc(7, 10), 12))}},
+      {"dec", {std::to_string(dec(dec(7, 12), 10)), std::to_string(dec(dec(7, 10), 12))}},
+  };
+  for (const auto& [op, values] : expected) {
+    INFO(op);
+    std::set<std::string> want;
+    for (const auto& v : values) want.insert("G=" + v + "\n");
+    auto dfs = test::outcomes("test/reduce_pair", {{"op", op}}, test::with_strategy("dfs"));
+    auto dpor = test::outcomes("test/reduce_pair", {{"op", op}}, RunConfig{});
+    CHECK(dfs.verdicts == std::set<std::string>{"ok"});
+    CHECK(dpor.final_states == dfs.final_states);
+    CHECK(dfs.final_states == want);
+  }
+  // Bitwise operators on floats and counters on anything but .u32 are model errors.
+  CHECK_THROWS_AS(reduction<float>(ReduceOp::bit_or), ModelError);
+  CHECK_THROWS_AS(reduction<int>(ReduceOp::inc), ModelError);
+  CHECK(reduction<std::uint32_t>(ReduceOp::inc).update == 0);
 }
