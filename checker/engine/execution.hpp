@@ -307,7 +307,7 @@ class Execution {
     std::source_location loc;  // where it was registered
   };
   std::vector<ExitCheck> exit_checks_;
-  HostName host_work_;  // what runs on a host fiber now ("kernel setup"), for on_model_exit
+  std::string host_work_;  // setup or exit-check work running now, for on_model_exit
   std::vector<std::pair<std::string, std::string>> observed_;
   std::vector<std::string> notes_;
   std::vector<Event> trace_;

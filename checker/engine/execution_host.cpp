@@ -85,23 +85,26 @@ void Execution::check_setup_determinism(std::uint64_t model) {
 
 bool Execution::run_host(const std::function<void()>& fn, const std::string& who,
                          const std::string& context) {
+  // exit() in model code names the work from its own copy: the caller's
+  // strings may be gone by the time the exit handlers run.
+  std::string outer = std::exchange(host_work_, who);
   const std::pair<const std::string*, const std::string*> words{&who, &context};
-  return run_host(fn, HostName{[](const void* p) {
-                                 auto* w = static_cast<decltype(words)*>(p);
-                                 return std::pair{*w->first, *w->second};
-                               },
-                               &words});
+  bool ok = run_host(fn, HostName{[](const void* p) {
+                                    auto* w = static_cast<decltype(words)*>(p);
+                                    return std::pair{*w->first, *w->second};
+                                  },
+                                  &words});
+  host_work_ = std::move(outer);
+  return ok;
 }
 
 bool Execution::run_host(const std::function<void()>& fn, HostName name) {
   HostCall call{&fn, nullptr};
   std::unique_ptr<Fiber> fiber = pool_.take_fiber();
   fiber->start(&host_main, &call);
-  HostName outer = std::exchange(host_work_, name);
   watchdog_enter_step();
   FiberFault why = fiber->resume();
   watchdog_leave_step();
-  host_work_ = outer;
   pool_.give_back(std::move(fiber));  // a faulted fiber is abandoned, not parked
   if (why != FiberFault::none) {
     auto [who, context] = name.make(name.arg);
@@ -197,8 +200,10 @@ void Execution::on_model_exit(int status) {
     auto& t = static_cast<ThreadAgent&>(*ex->running_);
     who = t.name;
     context = ex->last_op_text(t);
-  } else if (ex != nullptr && ex->host_work_.make != nullptr) {
-    who = ex->host_work_.make(ex->host_work_.arg).first;
+  } else if (ex != nullptr && ex->running_ != nullptr) {
+    who = "async agent " + ex->running_->name;
+  } else if (ex != nullptr && !ex->host_work_.empty()) {
+    who = ex->host_work_;
   }
   std::string text = fmt::format(
       "model_error: {} called exit({}){}{}\n  a model must not end the process: use "
