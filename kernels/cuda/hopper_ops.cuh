@@ -102,3 +102,39 @@ __device__ __forceinline__ bool elect_one() {
       : "r"(0xffffffffu));
   return pred != 0;
 }
+
+// wgmma (PTX ISA 9.7.15): a K-major shared-memory matrix descriptor without
+// swizzle (8x16-byte core matrices; `lbo` bytes apart along K, `sbo` along
+// M/N), and the warpgroup operations CUTLASS wraps as warpgroup_arrive,
+// warpgroup_commit_batch and warpgroup_wait<N>.
+__device__ __forceinline__ std::uint64_t wgmma_desc(const void* smem, std::uint32_t lbo,
+                                                    std::uint32_t sbo) {
+  std::uint64_t a = smem_addr(smem);
+  return ((a & 0x3ffff) >> 4) | (std::uint64_t{lbo >> 4} << 16) | (std::uint64_t{sbo >> 4} << 32);
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// D (64x8 f32, 4 registers per thread) = A (64x16 f16) * B^T (8x16 f16) + (scale_d ? D : 0).
+__device__ __forceinline__ void wgmma_m64n8k16(float (&d)[4], std::uint64_t desc_a,
+                                               std::uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %6, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}

@@ -84,6 +84,13 @@ std::uint64_t float_op(Op op, std::uint64_t a, std::uint64_t b, std::uint64_t c,
   }
 }
 
+// The high half of the double-width product (mul.hi/mad.hi, PTX ISA 9.7.1.3).
+std::uint64_t high_product(std::int64_t x, std::int64_t y, std::uint64_t ux, std::uint64_t uy,
+                           bool s, int bits) {
+  if (s) return static_cast<std::uint64_t>(static_cast<__int128>(x) * y >> bits);
+  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(ux) * uy >> bits);
+}
+
 std::uint64_t int_op(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   const Type& t = in.type;
   std::int64_t x = as_int(a, t), y = as_int(b, t);
@@ -93,8 +100,12 @@ std::uint64_t int_op(const Instr& in, std::uint64_t a, std::uint64_t b, std::uin
   switch (in.op) {
     case Op::add: return a + b;
     case Op::sub: return a - b;
-    case Op::mul: return wide ? static_cast<std::uint64_t>(s ? x * y : static_cast<std::int64_t>(ux * uy)) : a * b;
-    case Op::mad: return (wide ? static_cast<std::uint64_t>(s ? x * y : static_cast<std::int64_t>(ux * uy)) : a * b) + c;
+    case Op::mul:
+      if (in.has("hi")) return high_product(x, y, ux, uy, s, bits);
+      return wide ? static_cast<std::uint64_t>(s ? x * y : static_cast<std::int64_t>(ux * uy)) : a * b;
+    case Op::mad:
+      if (in.has("hi")) return high_product(x, y, ux, uy, s, bits) + c;
+      return (wide ? static_cast<std::uint64_t>(s ? x * y : static_cast<std::int64_t>(ux * uy)) : a * b) + c;
     case Op::div:
     case Op::rem:
       if (uy == 0) throw ModelError(fmt::format("`{}` divides by zero", in.opcode), in.loc);

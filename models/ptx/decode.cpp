@@ -70,7 +70,7 @@ class Decoder {
     std::uint32_t elem = 1;
     if (auto t = parse_type(s.type.empty() ? "b8" : s.type.substr(1))) elem = t->bytes;
     std::uint64_t at = (std::uint64_t{p_.shared_bytes} + align - 1) / align * align;
-    if (at == 0) at = 128;  // shared address 0 stays unused: a null pointer is an error
+    if (at == 0) at = std::max<std::uint64_t>(128, align);  // address 0 unused: a null pointer is an error
     std::uint64_t bytes = static_cast<std::uint64_t>(s.bytes) * elem;  // s.bytes <= 2^20 (parse)
     if (bytes == 0) bytes = 4096;  // extern (dynamic) shared memory: a fixed 4 KiB
     if (at + bytes > kMaxShared)
@@ -86,6 +86,7 @@ class Decoder {
   void check_operands(const Instr& in, const Pos& at) const {
     if (std::size_t need = operand_count(in); in.args.size() < need)
       fail(at, fmt::format("`{}` takes {} operands, {} given", in.opcode, need, in.args.size()));
+    if (std::string why = wgmma_problem(in); !why.empty()) fail(at, fmt::format("`{}`: {}", in.opcode, why));
     if ((in.op == Op::ld || in.op == Op::st) && in.vec > 1) {
       const Arg& data = in.args[in.op == Op::st ? 1 : 0];
       if (data.kind != Arg::Kind::vector || data.elems.size() != static_cast<std::size_t>(in.vec))

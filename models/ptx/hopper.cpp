@@ -213,6 +213,10 @@ bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
     case Op::cp_async:
     case Op::cp_async_commit:
     case Op::cp_async_wait: cp_async(w, in, exec); return true;
+    case Op::wgmma_fence:
+    case Op::wgmma_mma:
+    case Op::wgmma_commit:
+    case Op::wgmma_wait: run_wgmma(w, in, exec); return true;
     default: return false;
   }
 }

@@ -83,6 +83,13 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
     if ((at(1, "ca") || at(1, "cg")) && has(m, "global")) return Op::cp_async;
     return std::nullopt;
   }
+  if (base == "wgmma") {  // PTX ISA 9.7.15 (asynchronous warpgroup matrix multiply)
+    if (at(0, "fence")) return Op::wgmma_fence;
+    if (at(0, "mma_async") && !has(m, "sp")) return Op::wgmma_mma;
+    if (at(0, "commit_group")) return Op::wgmma_commit;
+    if (at(0, "wait_group")) return Op::wgmma_wait;
+    return std::nullopt;
+  }
   if (base == "tensormap") {
     if (at(0, "replace") && has(m, "global_address")) return Op::tensormap_replace;
     if (at(0, "cp_fenceproxy")) return Op::tensormap_cp_fenceproxy;
@@ -140,7 +147,8 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
       (has(in.mods, "multicast::cluster") || has(in.mods, "im2col") || has(in.mods, "L2::cache_hint")))
     return false;  // one CTA, tile mode, no cache-policy operand
   if (in.op == Op::mul || in.op == Op::mad)
-    if (!has(in.mods, "lo") && !has(in.mods, "wide") && !in.type.is_float()) return false;
+    if (!has(in.mods, "lo") && !has(in.mods, "hi") && !has(in.mods, "wide") && !in.type.is_float())
+      return false;
   if (in.op == Op::atom || in.op == Op::red)
     if (in.space == Space::local || in.space == Space::param) return false;
   return true;
@@ -149,7 +157,10 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
 std::size_t operand_count(const Instr& in) {
   switch (in.op) {
     case Op::exit: case Op::bar_warp_sync: case Op::fence_noop: case Op::fence_proxy_async:
-    case Op::bulk_commit: case Op::cp_async_commit: return 0;
+    case Op::bulk_commit: case Op::cp_async_commit: case Op::wgmma_fence:
+    case Op::wgmma_commit: return 0;
+    case Op::wgmma_wait: return 1;
+    case Op::wgmma_mma: return 8;  // d, a-desc, b-desc, scale-d, imm-scale-a/b, imm-trans-a/b
     case Op::bra: case Op::bar_sync: case Op::bar_arrive: case Op::bulk_wait:
     case Op::fence_tensormap_acquire: case Op::fence_tensormap_release: return 1;
     case Op::cp_async_wait: return in.has("wait_all") ? 0 : 1;

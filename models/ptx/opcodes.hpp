@@ -17,5 +17,8 @@ bool decode_opcode(const std::string& opcode, Instr& in);
 /// The fewest operands the interpreter reads for decoded `in` (its op and
 /// modifiers); the decoder rejects an instruction written with fewer.
 std::size_t operand_count(const Instr& in);
+/// Why the interpreter cannot run the wgmma form `in` (operands decoded),
+/// or "" when it can (wgmma.cpp).
+std::string wgmma_problem(const Instr& in);
 
 }  // namespace heddle::ptx

@@ -19,7 +19,8 @@ enum class Op {
   setp, selp, cvt, cvta, ld, st, bra, exit, bar_sync, bar_arrive, bar_warp_sync, fence_noop,
   fence_proxy_async, fence_tensormap_acquire, fence_tensormap_release, mbar_init, mbar_arrive, mbar_expect_tx,
   mbar_try_wait, mbar_test_wait, tma_load, tma_store, bulk_commit, bulk_wait, tensormap_replace,
-  tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait
+  tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait,
+  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait
 };
 
 /// A scalar type: width in bytes, kind (PTX ISA 5.2).

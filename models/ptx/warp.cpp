@@ -42,6 +42,7 @@ void Warp::run() {
     for (int l = 0; l < 32; ++l)
       if (group >> l & 1) ++pc_[l];
     if (exec == 0) continue;
+    if (wgmma.issued != wgmma.retired) check_accumulators(*this, in);
     try {
       step(in, exec);
     } catch (const std::logic_error& e) {  // out_of_range from an operand the decoder let through

@@ -15,6 +15,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/ptx/launch.hpp"
@@ -45,6 +46,20 @@ class Warp {
   std::vector<gpu::BulkOp*> cp_uncommitted;
   std::vector<std::vector<gpu::BulkOp*>> cp_groups;
   std::uint32_t cp_issued = 0;  // copies issued so far (their names)
+  /// The warp's wgmma.mma_async in flight (wgmma.cpp): their accumulator
+  /// registers, which the warp may not touch until a wait_group retires them.
+  struct Wgmma {
+    /// What the mmas compute into, by register and lane; the warp's
+    /// registers get it at the wait_group (it outlives the warp).
+    std::shared_ptr<std::vector<std::uint64_t>> shadow;
+    std::vector<std::uint32_t> last_op;  // per register: the last mma writing it (1-based)
+    std::vector<int> last_line;          // per register: that mma's PTX line
+    std::uint32_t issued = 0, retired = 0;
+    std::vector<std::uint32_t> group_ends;  // committed groups, oldest first: their last mma
+  } wgmma;
+
+  /// Register `reg` of `lane`, for the operations that keep state outside the ALU.
+  std::uint64_t& reg(int r, int lane) { return regs_[r * 32 + lane]; }
 
  private:
   void step(const Instr& in, std::uint32_t exec);
@@ -62,6 +77,12 @@ class Warp {
 /// Runs a visible (Hopper) operation for the lanes in `exec`; false when
 /// `in` is not one (then the ALU runs it). hopper.cpp.
 bool run_visible(Warp& w, const Instr& in, std::uint32_t exec);
+
+/// wgmma.fence/mma_async/commit_group/wait_group for the lanes in `exec` (wgmma.cpp).
+void run_wgmma(Warp& w, const Instr& in, std::uint32_t exec);
+/// ModelError when `in` touches an accumulator register of an mma_async
+/// that no wgmma.wait_group has retired (PTX ISA 9.7.15, wgmma.mma_async).
+void check_accumulators(const Warp& w, const Instr& in);
 
 /// Bit helpers shared by the interpreter's files.
 std::uint64_t truncate(std::uint64_t v, int bytes);

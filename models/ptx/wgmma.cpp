@@ -1,0 +1,271 @@
+// wgmma (PTX ISA 9.7.15, asynchronous warpgroup matrix multiply) on
+// models/gpu's async warpgroup MMA: each warp's mma_async is an async agent
+// that reads both shared-memory operands in the async proxy, at the places
+// their matrix descriptors give, and computes its 16 rows of D some time
+// after the issue; wgmma.commit_group/wait_group order its completion. The
+// accumulator registers belong to the mma until a wait_group retires it:
+// touching one before is undefined in PTX and a model error here.
+//
+// Interpreted forms: dense .m64nNk16 with .f32 accumulators and .f16 or
+// .bf16 operands, both from descriptors, K-major (imm-trans 0), any of the
+// four layouts (no swizzle, 32/64/128-byte swizzle).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <optional>
+
+#include "models/gpu/wgmma.hpp"
+#include "models/ptx/opcodes.hpp"
+#include "models/ptx/warp.hpp"
+
+namespace heddle::ptx {
+namespace {
+
+struct Shape {
+  int n = 0;          // N of m64nNk16
+  bool bf16 = false;  // operand type (.f16 otherwise)
+};
+
+std::optional<Shape> shape_of(const Instr& in) {
+  const auto& m = in.mods;
+  auto at = std::find_if(m.begin(), m.end(), [](const std::string& s) { return s.rfind("m64n", 0) == 0; });
+  if (at == m.end() || at->size() < 8 || at->substr(at->size() - 3) != "k16") return std::nullopt;
+  int n = 0;
+  for (char c : at->substr(4, at->size() - 7)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (n < 8 || n > 256 || n % 8 != 0 || m.end() - at != 4 || at[1] != "f32" || at[2] != at[3])
+    return std::nullopt;
+  if (at[2] != "f16" && at[2] != "bf16") return std::nullopt;
+  return Shape{n, at[2] == "bf16"};
+}
+
+// A K-major operand as its matrix descriptor gives it (PTX ISA 9.7.15,
+// matrix descriptor: start, leading and stride byte offsets >> 4 in bits
+// 0-13, 16-29 and 32-45, base offset in 49-51, layout in 62-63).
+struct Operand {
+  std::uint32_t start = 0, lbo = 0, sbo = 0;
+  std::uint32_t swizzle = 0;  // bytes of the swizzle row: 0 (none), 32, 64 or 128
+};
+
+Operand operand(std::uint64_t desc, const Instr& in) {
+  if ((desc >> 49 & 7) != 0)
+    throw ModelError("wgmma.mma_async: a descriptor with a non-zero base offset (a swizzle pattern "
+                     "not aligned to its repeat) is not interpreted",
+                     in.loc);
+  static constexpr std::uint32_t kSwizzle[4] = {0, 128, 64, 32};
+  return Operand{static_cast<std::uint32_t>(desc & 0x3fff) << 4,
+                 static_cast<std::uint32_t>(desc >> 16 & 0x3fff) << 4,
+                 static_cast<std::uint32_t>(desc >> 32 & 0x3fff) << 4, kSwizzle[desc >> 62]};
+}
+
+// The shared address of byte `b` (0..31) of row `r`: K-major rows hold K=16
+// elements of 2 bytes. Without swizzle the 8x16-byte core matrices are
+// contiguous, LBO apart along K and SBO apart along M/N; with a swizzle,
+// rows are `swizzle` bytes apart in 8-row atoms SBO apart, and bits 4-6 of
+// the address are XORed with bits 7-9 (as many bits as the swizzle has
+// 16-byte chunks, log2: 1, 2 or 3).
+std::uint32_t address(const Operand& o, int r, int b) {
+  std::uint32_t chunk = static_cast<std::uint32_t>(b) / 16, within = static_cast<std::uint32_t>(b) % 16;
+  std::uint32_t row = static_cast<std::uint32_t>(r);
+  if (o.swizzle == 0) return o.start + row / 8 * o.sbo + chunk * o.lbo + row % 8 * 16 + within;
+  std::uint32_t a = o.start + row / 8 * o.sbo + row % 8 * o.swizzle + chunk * 16;
+  std::uint32_t mask = o.swizzle / 16 - 1;
+  return (a ^ ((a >> 7 & mask) << 4)) + within;
+}
+
+float to_float(std::uint16_t h, bool bf16) {
+  if (bf16) return std::bit_cast<float>(std::uint32_t{h} << 16);
+  int exp = h >> 10 & 0x1f, man = h & 0x3ff;
+  float v = exp == 0 ? std::ldexp(static_cast<float>(man), -24)
+            : exp == 31 ? (man ? NAN : INFINITY)
+                        : std::ldexp(static_cast<float>(man | 0x400), exp - 25);
+  return h >> 15 ? -v : v;
+}
+
+// Where each element of a rows x 16 operand lives, and the regions it spans.
+struct Placed {
+  std::vector<std::pair<Region*, std::size_t>> elems;  // row-major, 16 per row
+  std::vector<gpu::Span> spans;                         // the bytes read, merged
+};
+
+Placed place(Warp& w, const Instr& in, const Operand& o, int rows) {
+  std::vector<std::uint32_t> chunks;
+  for (int r = 0; r < rows; ++r)
+    for (int b = 0; b < 32; b += 16) chunks.push_back(address(o, r, b));
+  std::sort(chunks.begin(), chunks.end());
+  Placed p;
+  for (std::size_t i = 0; i < chunks.size();) {
+    std::size_t j = i + 1;
+    while (j < chunks.size() && chunks[j] <= chunks[j - 1] + 16) ++j;
+    std::uint32_t bytes = chunks[j - 1] + 16 - chunks[i];
+    auto [region, off] = w.state.resolve(Space::shared, chunks[i], bytes, w.thread.cta, in);
+    p.spans.push_back(gpu::Span{region, off, bytes});
+    i = j;
+  }
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < 16; ++k)
+      p.elems.push_back(w.state.resolve(Space::shared, address(o, r, 2 * k), 2, w.thread.cta, in));
+  return p;
+}
+
+// What one warp's mma computes: its 16 rows of D (PTX ISA 9.7.15, register
+// fragment of D for .m64nNk16: register i of lane l holds row
+// 16 * warp + l / 4 + 8 * (i / 2 % 2), column 8 * (i / 4) + 2 * (l % 4) + i % 2).
+struct Mma {
+  Shape shape;
+  int warp_in_group = 0;
+  std::vector<int> d;               // accumulator registers, by fragment index
+  std::uint32_t accumulate = 0;     // lanes whose scale-d is 1 (D += A * B)
+  float scale_a = 1, scale_b = 1;
+  Placed a, b;
+  std::shared_ptr<std::vector<std::uint64_t>> shadow;
+
+  void run(std::source_location loc) const {
+    for (const gpu::Span& s : a.spans) s.region->access(s.first, s.count, false, Proxy::async, "wgmma.read_a", loc);
+    for (const gpu::Span& s : b.spans) s.region->access(s.first, s.count, false, Proxy::async, "wgmma.read_b", loc);
+    auto get = [this](const Placed& p, int row, int k) {
+      std::uint16_t h;
+      auto [region, off] = p.elems[static_cast<std::size_t>(row * 16 + k)];
+      std::memcpy(&h, region->bytes() + off, 2);
+      return to_float(h, shape.bf16);
+    };
+    for (int l = 0; l < 32; ++l)
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        int row = 16 * warp_in_group + l / 4 + 8 * static_cast<int>(i / 2 % 2);
+        int col = 8 * static_cast<int>(i / 4) + 2 * (l % 4) + static_cast<int>(i % 2);
+        std::uint64_t& reg = (*shadow)[static_cast<std::size_t>(d[i]) * 32 + static_cast<std::size_t>(l)];
+        float acc = (accumulate >> l & 1) ? std::bit_cast<float>(static_cast<std::uint32_t>(reg)) : 0.0f;
+        for (int k = 0; k < 16; ++k) acc += scale_a * get(a, row, k) * scale_b * get(b, col, k);
+        reg = std::bit_cast<std::uint32_t>(acc);
+      }
+  }
+};
+
+void issue(Warp& w, const Instr& in, std::uint32_t exec) {
+  if (exec != 0xffffffffu)
+    throw ModelError("wgmma.mma_async with inactive lanes: .sync.aligned needs every lane of the "
+                     "warpgroup to execute it", in.loc);
+  auto& wg = w.wgmma;
+  std::size_t regs = w.state.program().reg_names.size();
+  if (!wg.shadow) {
+    wg.shadow = std::make_shared<std::vector<std::uint64_t>>(regs * 32);
+    wg.last_op.assign(regs, 0);
+    wg.last_line.assign(regs, 0);
+  }
+  const Type u64{Type::Kind::u, 8}, pred{Type::Kind::pred, 1};
+  Mma m;
+  m.shape = *shape_of(in);
+  m.warp_in_group = w.thread.warp % 4;
+  m.scale_a = in.args[4].imm < 0 ? -1.0f : 1.0f;
+  m.scale_b = in.args[5].imm < 0 ? -1.0f : 1.0f;
+  Operand oa = operand(w.value(in.args[1], 0, u64), in), ob = operand(w.value(in.args[2], 0, u64), in);
+  m.a = place(w, in, oa, 64);
+  m.b = place(w, in, ob, m.shape.n);
+  m.shadow = wg.shadow;
+  ++wg.issued;
+  for (const Arg& r : in.args[0].elems) {
+    m.d.push_back(r.reg);
+    if (wg.last_op[static_cast<std::size_t>(r.reg)] <= wg.retired)  // not in flight: the mma reads the register
+      for (int l = 0; l < 32; ++l) (*wg.shadow)[static_cast<std::size_t>(r.reg) * 32 + l] = w.reg(r.reg, l);
+    wg.last_op[static_cast<std::size_t>(r.reg)] = wg.issued;
+    wg.last_line[static_cast<std::size_t>(r.reg)] = in.line;
+  }
+  for (int l = 0; l < 32; ++l)
+    if (w.value(in.args[3], l, pred) != 0) m.accumulate |= 1u << l;
+  Footprint fp;
+  for (const auto* p : {&m.a, &m.b})
+    for (const gpu::Span& s : p->spans) fp.push_back(s.touches(false));
+  std::string name = fmt::format("{}.wgmma{} {} x {}", w.thread.name, wg.issued,
+                                 w.state.shared_name(w.thread.cta, oa.start),
+                                 w.state.shared_name(w.thread.cta, ob.start));
+  std::source_location loc = in.loc;
+  gpu::detail::issue_wgmma(std::move(name), std::move(fp), [m = std::move(m), loc] { m.run(loc); }, loc);
+}
+
+// wgmma.wait_group N has returned: every mma of the groups older than the N
+// newest is done, and its accumulators become the warp's registers again.
+void retire(Warp& w, std::uint32_t n) {
+  auto& wg = w.wgmma;
+  if (wg.group_ends.size() <= n) return;
+  std::size_t k = wg.group_ends.size() - n;
+  std::uint32_t upto = wg.group_ends[k - 1];
+  wg.group_ends.erase(wg.group_ends.begin(), wg.group_ends.begin() + static_cast<long>(k));
+  for (std::size_t r = 0; r < wg.last_op.size(); ++r)
+    if (wg.last_op[r] > wg.retired && wg.last_op[r] <= upto)
+      for (int l = 0; l < 32; ++l) w.reg(static_cast<int>(r), l) = (*wg.shadow)[r * 32 + static_cast<std::size_t>(l)];
+  wg.retired = std::max(wg.retired, upto);
+}
+
+void each_register(const Arg& a, const std::function<void(int)>& f) {
+  if (a.kind == Arg::Kind::reg) f(a.reg);
+  for (const Arg& e : a.elems) each_register(e, f);
+}
+
+}  // namespace
+
+std::string wgmma_problem(const Instr& in) {
+  if (in.op == Op::wgmma_wait && in.args.at(0).kind != Arg::Kind::imm) return "N must be an immediate";
+  if (in.op != Op::wgmma_mma) return {};
+  auto s = shape_of(in);
+  if (!s)
+    return "only the dense .m64nNk16.f32.f16.f16 and .m64nNk16.f32.bf16.bf16 forms of "
+           "wgmma.mma_async are interpreted";
+  if (in.args[0].kind != Arg::Kind::vector || in.args[0].elems.size() != static_cast<std::size_t>(s->n / 2))
+    return fmt::format("the accumulator of .m64n{}k16.f32 is a vector of {} registers", s->n, s->n / 2);
+  for (const Arg& r : in.args[0].elems)
+    if (r.kind != Arg::Kind::reg) return "the accumulator vector must hold registers";
+  if (in.args[1].kind == Arg::Kind::vector)
+    return "A from registers is not interpreted: give both operands as shared-memory descriptors";
+  for (int i : {4, 5})
+    if (in.args[i].kind != Arg::Kind::imm || (in.args[i].imm != 1 && in.args[i].imm != -1))
+      return "imm-scale-a and imm-scale-b must be the immediates 1 or -1";
+  for (int i : {6, 7})
+    if (in.args[i].kind != Arg::Kind::imm || in.args[i].imm != 0)
+      return "only K-major operands (imm-trans-a and imm-trans-b 0) are interpreted";
+  return {};
+}
+
+void check_accumulators(const Warp& w, const Instr& in) {
+  const auto& wg = w.wgmma;
+  for (std::size_t i = 0; i < in.args.size(); ++i) {
+    if (in.op == Op::wgmma_mma && i == 0) continue;  // a chain of mmas on one accumulator runs in order
+    each_register(in.args[i], [&](int r) {
+      if (wg.last_op[static_cast<std::size_t>(r)] > wg.retired)
+        throw ModelError(fmt::format("`{}` uses {}, an accumulator register of the wgmma.mma_async "
+                                     "at PTX line {}, before a wgmma.wait_group covers that mma "
+                                     "(PTX: the accumulator must not be accessed until the wait; "
+                                     "CUTLASS: warpgroup_wait<N>())",
+                                     in.opcode, w.state.program().reg_names[static_cast<std::size_t>(r)],
+                                     wg.last_line[static_cast<std::size_t>(r)]),
+                         in.loc);
+    });
+  }
+  if (in.guard >= 0 && wg.last_op[static_cast<std::size_t>(in.guard)] > wg.retired)
+    throw ModelError(fmt::format("`{}` is guarded by an accumulator register in flight", in.opcode), in.loc);
+}
+
+void run_wgmma(Warp& w, const Instr& in, std::uint32_t exec) {
+  switch (in.op) {
+    case Op::wgmma_fence: gpu::wgmma_fence(in.loc); return;  // once per warp, as the groups
+    case Op::wgmma_mma: issue(w, in, exec); return;
+    case Op::wgmma_commit:
+      gpu::wgmma_commit_group();
+      w.wgmma.group_ends.push_back(w.wgmma.issued);
+      return;
+    case Op::wgmma_wait: {
+      auto n = static_cast<std::uint32_t>(in.args.at(0).imm);
+      gpu::wgmma_wait_group(n, in.loc);
+      retire(w, n);
+      return;
+    }
+    default: return;
+  }
+}
+
+}  // namespace heddle::ptx
