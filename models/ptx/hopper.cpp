@@ -34,6 +34,15 @@ std::uint32_t shared_address(const Warp& w, const Instr& in, const Arg& a, int l
   return static_cast<std::uint32_t>(v - kSharedWindow);
 }
 
+// The mbarrier object's 8 bytes of shared memory: mbarrier.init writes them
+// (a generic-proxy store, PTX ISA 9.7.13.15, mbarrier.init), every later operation on the
+// barrier reads them, so a use that nothing orders after the init races
+// with it (bar.sync or another barrier must come between, as CUDA does).
+void touch_object(Warp& w, const Instr& in, std::uint32_t addr, bool init) {
+  auto [region, off] = w.state.resolve(Space::shared, addr, 8, w.thread.cta, in);
+  region->access(off, 8, init, Proxy::generic, init ? "mbarrier.init" : "mbarrier.use", in.loc);
+}
+
 gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane) {
   std::uint32_t addr = shared_address(w, in, a, lane);
   gpu::Mbarrier* b = w.state.mbarrier(w.thread.cta, addr);
@@ -42,6 +51,7 @@ gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane) {
                                  "the barrier that orders the init)",
                                  in.opcode, w.state.shared_name(w.thread.cta, addr)),
                      in.loc);
+  touch_object(w, in, addr, false);
   return *b;
 }
 
@@ -117,6 +127,7 @@ void mbarrier_op(Warp& w, const Instr& in, std::uint32_t exec) {
                                      w.state.shared_name(w.thread.cta, addr)), in.loc);
       b = &make<gpu::Mbarrier>(w.state.shared_name(w.thread.cta, addr),
                                static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32)));
+      touch_object(w, in, addr, true);
       return;
     }
     if (in.op == Op::mbar_expect_tx) {

@@ -264,6 +264,31 @@ $DONE:
   CHECK_THAT(format_report(*r.bug), Catch::Contains(fmt::format("kernel.ptx:{}", line_of(text, "mbarrier.arrive"))));
 }
 
+TEST_CASE("ptx: an mbarrier.init that no barrier orders before another warp's arrive races", "[ptx]") {
+  auto kernel = [](bool ordered) {
+    return entry("init", fmt::format(R"(
+  .shared .align 8 .b8 bars[8];
+  mov.u32 %r2, bars;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $INITED;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+$INITED:
+  {}
+  setp.ne.u32 %p2, %r1, 32;
+  @%p2 bra $DONE;
+  mbarrier.arrive.shared::cta.b64 _, [%r2];
+$DONE:
+  ret;)", ordered ? "bar.sync 0;" : ""));
+  };
+  RunResult r = run_ptx({write_ptx(kernel(true)), "init", 64, "out=buffer:4"});
+  CHECK(r.verdict == Verdict::ok);
+  CHECK(r.exhaustive);
+  r = run_ptx({write_ptx(kernel(false)), "init", 64, "out=buffer:4"});
+  REQUIRE(r.verdict == Verdict::race);
+  CHECK_THAT(r.bug->title, Catch::Contains("bars[0..7]"));
+  CHECK(r.stats.executions == 1);
+}
+
 TEST_CASE("ptx: a __grid_constant__ tensormap parameter, with and without the proxy fence", "[ptx]") {
   const char* args = "tmap=tensormap:out,shape=128x1,box=64x1 c=u32:64";
   RunResult r = run_ptx({write_ptx(grid_constant(true)), "gc", 64, args});
