@@ -32,7 +32,7 @@ struct operand;
 struct sink : pg::seq<pg::one<'_'>, pg::not_at<follow>> {};
 struct vector : pg::seq<pg::one<'{'>, ws, pg::list<operand, pg::seq<ws, pg::one<','>, ws>>, ws,
                         pg::one<'}'>> {};
-struct offset : pg::seq<pg::one<'+', '-'>, ws, pg::sor<hex_int, dec_int>> {};
+struct offset : pg::seq<pg::one<'+', '-'>, ws, pg::opt<pg::one<'-'>>, pg::sor<hex_int, dec_int>> {};  // nvcc writes +-624
 struct addr_base : pg::sor<name, integer> {};
 struct address : pg::seq<pg::one<'['>, ws, addr_base, ws, pg::opt<offset>, ws,
                          pg::opt<pg::one<','>, ws, vector>, ws, pg::one<']'>> {};

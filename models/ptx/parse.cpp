@@ -86,10 +86,13 @@ Operand operand(const Node& n) {
       if (c->is_type<g::offset>()) {
         std::string t = c->string();
         std::string digits;
-        for (char ch : t)
-          if (ch != ' ' && ch != '\t' && ch != '+') digits += ch;
-        o.value = static_cast<std::int64_t>(static_cast<std::uint64_t>(o.value) +
-                                            static_cast<std::uint64_t>(to_int(digits)));
+        bool negative = false;
+        for (char ch : t) {
+          if (ch == '-') negative = !negative;
+          else if (ch != ' ' && ch != '\t' && ch != '+') digits += ch;
+        }
+        auto v = static_cast<std::uint64_t>(to_int(digits));
+        o.value = static_cast<std::int64_t>(static_cast<std::uint64_t>(o.value) + (negative ? 0 - v : v));
       }
       if (c->is_type<g::vector>()) {
         o.has_elems = true;

@@ -198,6 +198,18 @@ TEST_CASE("ptx: a divergent if/else reconverges before a shuffle", "[ptx]") {
   CHECK(final_out(l) == "out=" + u32_hex(want) + "\n");
 }
 
+TEST_CASE("ptx: an address offset written +-N (as nvcc does) is negative", "[ptx]") {
+  PtxLaunch l{write_ptx(entry("neg", R"(
+  cvta.to.global.u64 %rd2, %rd1;
+  add.s64 %rd3, %rd2, 8;
+  mov.u32 %r2, 7;
+  st.global.u32 [%rd3+-8], %r2;
+  mov.u32 %r3, 9;
+  st.global.u32 [%rd3 - -4], %r3;
+  ret;)")), "neg", 1, "out=buffer:16"};
+  CHECK(final_out(l) == "out=" + u32_hex({7, 0, 0, 9}) + "\n");
+}
+
 TEST_CASE("ptx: lanes leave a loop after different trip counts", "[ptx]") {
   PtxLaunch l{write_ptx(entry("loop", kLoop)), "loop", 16, "out=buffer:64"};
   std::vector<std::uint32_t> want;
