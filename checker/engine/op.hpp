@@ -30,12 +30,17 @@ enum class Update : std::uint32_t {
   tx_complete,     // complete_tx on an mbarrier phase that awaits only bytes
   reduce_min,      // an atomic min into memory without reading it (red.min)
   reduce_max,      // an atomic max into memory without reading it (red.max)
+  reduce_and,      // an atomic bitwise and into memory without reading it (red.and)
+  reduce_or,       // an atomic bitwise or (red.or)
+  reduce_xor,      // an atomic bitwise xor (red.xor)
 };
+inline constexpr unsigned kUpdateKindBits = 4;  // room for 16 kinds
+static_assert(static_cast<unsigned>(Update::reduce_xor) < (1u << kUpdateKindBits));
 
 /// The class of a commutative update: its kind, in phase `phase` of its object
 /// when it commutes only within one phase (phase 0 otherwise).
 constexpr UpdateClass update_in_phase(Update u, std::uint64_t phase = 0) noexcept {
-  return static_cast<UpdateClass>((phase << 3) | static_cast<std::uint64_t>(u));
+  return static_cast<UpdateClass>((phase << kUpdateKindBits) | static_cast<std::uint64_t>(u));
 }
 
 /// One object (or byte range of a region) an operation touches; the DPOR
@@ -57,6 +62,12 @@ struct Access {
   /// with the updates of the same class on the same bytes (and only those).
   UpdateClass update = 0;
 };
+
+/// A unit count as Access::token and Access::before hold it: saturated at
+/// 127, which DPOR reads as "at least that many".
+constexpr std::int8_t saturated_units(std::uint64_t n) noexcept {
+  return static_cast<std::int8_t>(std::min<std::uint64_t>(n, 127));
+}
 
 /// A commutative update of class `cls` on the bytes [lo, hi) of `object`.
 constexpr Access update_of(ObjectId object, UpdateClass cls, std::uint32_t lo = 0,

@@ -72,7 +72,7 @@ namespace {
 // could have run (JACM 2017's reversible races, for counting resources).
 Footprint counted(ObjectId id, std::int8_t token, std::uint32_t before, UpdateClass cls = 0) {
   return Footprint{
-      Access{id, 0, 1, true, token, static_cast<std::int8_t>(std::min(before, 127u)), cls}};
+      Access{id, 0, 1, true, token, saturated_units(before), cls}};
 }
 // Signals commute: count += n and the release joins commute in either
 // order, and a signal neither blocks nor unblocks another signal. A wait

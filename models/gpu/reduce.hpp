@@ -71,9 +71,8 @@ Reduction reduction(ReduceOp op) {
   // reduction never blocks or unblocks anything: two reductions of one
   // operator on the same bytes reach the same state in both orders.
   // .inc/.dec wrap at their operand, so two with different bounds give
-  // different values in the two orders: plain writes. and/or/xor would
-  // commute too, but op.hpp's 3-bit update kinds have room for one more,
-  // not three: plain writes for now, which costs executions, not verdicts.
+  // different values in the two orders: plain writes. Bitwise and/or/xor
+  // commute with themselves (each its own class: an and and an or do not).
   const bool exact = std::is_integral_v<T> || op != ReduceOp::add;
   switch (op) {
     case ReduceOp::inc:
@@ -83,13 +82,13 @@ Reduction reduction(ReduceOp op) {
       r = {"dec", 0, &combine_elements<T, ReduceOp::dec>};
       break;
     case ReduceOp::bit_and:
-      r = {"and", 0, &combine_elements<T, ReduceOp::bit_and>};
+      r = {"and", update_in_phase(Update::reduce_and), &combine_elements<T, ReduceOp::bit_and>};
       break;
     case ReduceOp::bit_or:
-      r = {"or", 0, &combine_elements<T, ReduceOp::bit_or>};
+      r = {"or", update_in_phase(Update::reduce_or), &combine_elements<T, ReduceOp::bit_or>};
       break;
     case ReduceOp::bit_xor:
-      r = {"xor", 0, &combine_elements<T, ReduceOp::bit_xor>};
+      r = {"xor", update_in_phase(Update::reduce_xor), &combine_elements<T, ReduceOp::bit_xor>};
       break;
     case ReduceOp::add:
       r = {"add", update_in_phase(Update::counter_add), &combine_elements<T, ReduceOp::add>};

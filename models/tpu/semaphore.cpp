@@ -23,17 +23,16 @@ namespace {
 // where no count is recorded.
 std::int8_t take_token(std::uint32_t value) {
   if (Mesh::current().dma_order() == DmaOrder::eager) return 0;
-  return static_cast<std::int8_t>(-static_cast<int>(std::min(value, 127u)));
+  return static_cast<std::int8_t>(-saturated_units(value));
 }
-std::int8_t saturated(std::uint64_t n) { return static_cast<std::int8_t>(std::min<std::uint64_t>(n, 127)); }
 }  // namespace
 
 void TpuSemaphore::add(std::uint32_t inc) {
   // The step records the units it gave and the count before it (saturated:
   // 127 means "at least"), as a counting semaphore's signal does.
   Access counted = signal_access(*this);
-  counted.token = saturated(std::max(inc, 1u));
-  counted.before = saturated(count_);
+  counted.token = saturated_units(std::max(inc, 1u));
+  counted.before = saturated_units(count_);
   Execution::current().refine_access(counted);
   count_ += inc;
   Execution::current().release(sync_);
@@ -63,7 +62,7 @@ void TpuSemaphore::wait(std::uint32_t value, const char* op, std::source_locatio
   needs_.erase(std::find(needs_.begin(), needs_.end(), value));
   if (count_ < value)
     throw std::logic_error("[heddle bug] semaphore wait ran while its count was too low");
-  if (take != 0) Execution::current().refine_access(Access{id(), 0, 1, true, take, saturated(count_)});
+  if (take != 0) Execution::current().refine_access(Access{id(), 0, 1, true, take, saturated_units(count_)});
   count_ -= value;
   Execution::current().acquire(sync_);
 }

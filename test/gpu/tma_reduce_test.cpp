@@ -166,4 +166,16 @@ TEST_CASE("reduce .and/.or/.xor/.inc/.dec combine as PTX defines, in every order
   CHECK_THROWS_AS(reduction<float>(ReduceOp::bit_or), ModelError);
   CHECK_THROWS_AS(reduction<int>(ReduceOp::inc), ModelError);
   CHECK(reduction<std::uint32_t>(ReduceOp::inc).update == 0);
+  // and/or/xor commute with their own kind: dpor runs one order of the pair;
+  // inc, a plain write, runs both. Two kinds never share a class.
+  const auto executions = [](const char* op) { return test::run("test/reduce_pair", {{"op", op}}).stats.executions; };
+  for (const char* op : {"and", "or", "xor"}) {
+    INFO(op);
+    CHECK(executions(op) < executions("inc"));
+  }
+  std::set<UpdateClass> classes;
+  for (ReduceOp op : {ReduceOp::add, ReduceOp::min, ReduceOp::max, ReduceOp::bit_and, ReduceOp::bit_or, ReduceOp::bit_xor})
+    classes.insert(reduction<std::uint32_t>(op).update);
+  CHECK(classes.size() == 6);
+  CHECK(classes.count(0) == 0);
 }
