@@ -53,6 +53,13 @@ Region& region_of(const tpu::Allocation& alloc, std::uint32_t device, std::uint3
   return *alloc.instances.at(i);
 }
 
+Region& region_here(const ThreadContext& c, const RefBinding& r) {
+  if (!c.gpu) return region_of(*r.alloc, c.device, c.core);
+  if (r.alloc->space == tpu::Space::hbm) return *r.alloc->instances.at(0);
+  const auto threads = c.program->gpu_mesh.num_threads;
+  return *r.alloc->instances.at(r.per_thread ? c.core * threads + c.thread : c.core);
+}
+
 const Value& as_value(const Slot& s, const Eqn& e) {
   if (const auto* v = std::get_if<Value>(&s)) return *v;
   throw ModelError(fmt::format("{}: expected an array operand, got a ref", e.prim), e.loc);

@@ -206,6 +206,7 @@ const bool registered = [] {
   });
   register_primitive("axis_index", [](Interp& in, const Eqn& e, std::vector<Slot>&) {
     const auto& c = in.context();
+    if (c.gpu) return std::vector<Slot>{i32(gpu_axis_index(c, e.params.at("axis_name"), e))};
     return std::vector<Slot>{i32(axis_index(*c.program, c.device, e.params.at("axis_name"), e))};
   });
   register_primitive("dma_start", dma_start);
