@@ -67,6 +67,9 @@ struct ThreadContext {
   /// Mosaic GPU: core is the CTA; the thread is the Pallas thread in it.
   bool gpu = false;
   std::uint32_t thread = 0;
+  /// Inside a core_map over plgpu.WarpMesh: its axis and this warp's index.
+  std::string warp_axis;
+  std::int64_t warp = -1;
 };
 
 class Interp;
@@ -108,6 +111,10 @@ Region& region_of(const tpu::Allocation& alloc, std::uint32_t device, std::uint3
 /// The region of memory ref `r` the running kernel thread sees (TPU: its
 /// device and core; GPU: GMEM is one region, SMEM one per CTA or thread).
 Region& region_here(const ThreadContext& c, const RefBinding& r);
+/// The (first element, count) of memory view `r`, which a copy moves as one
+/// contiguous range in `region` (bounds-checked); ModelError otherwise.
+std::pair<std::size_t, std::size_t> contiguous_range(const RefBinding& r, const Region& region,
+                                                     const Eqn& e);
 /// Mosaic GPU axis_index: the coordinate along grid, cluster or thread axes.
 std::int64_t gpu_axis_index(const ThreadContext& c, const nlohmann::json& names, const Eqn& e);
 

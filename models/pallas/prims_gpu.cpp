@@ -29,15 +29,9 @@ void only_gpu(const Interp& in, const Eqn& e) {
 gpu::Span span_of(Interp& in, const RefBinding& r, const Eqn& e) {
   if (r.kind != RefBinding::Kind::memory)
     throw ModelError(fmt::format("{}: {} is not memory", e.prim, r.name), e.loc);
-  auto elems = r.elements();
-  for (std::size_t i = 1; i < elems.size(); ++i)
-    if (elems[i] != elems[i - 1] + 1)
-      throw ModelError(fmt::format("{}: the view of {} is not contiguous; heddle's TMA copies "
-                                   "move one contiguous range", e.prim, r.name), e.loc);
   Region& reg = region_here(in.context(), r);
-  std::size_t first = elems.empty() ? 0 : static_cast<std::size_t>(elems[0]);
-  reg.check_bounds(first, elems.size(), e.loc);
-  return gpu::Span{&reg, first, elems.size()};
+  auto [first, count] = contiguous_range(r, reg, e);
+  return gpu::Span{&reg, first, count};
 }
 
 // The one mbarrier a barrier ref view names, in the caller's CTA (or thread).
@@ -116,7 +110,33 @@ std::vector<Slot> barrier_wait(Interp& in, const Eqn& e, std::vector<Slot>& a) {
   return {};
 }
 
+// pl.core_map(plgpu.WarpMesh(axis_name)) inside a Pallas thread: the body
+// runs in the four warps of the warpgroup, each a new heddle thread of the
+// CTA ("<caller>.warp<i>", as models/gpu/pallas.hpp's warp_map). Like
+// warp_map, code after it in the caller is not ordered after the warps.
+std::vector<Slot> warp_core_map(Interp& in, const Eqn& e, std::vector<Slot>& a) {
+  only_gpu(in, e);
+  const json& mesh = e.params.at("mesh");
+  if (!mesh.is_object() || mesh.value("type", "") != "WarpMesh")
+    throw ModelError("core_map inside a Mosaic GPU kernel: only plgpu.WarpMesh is supported",
+                     e.loc);
+  const Jaxpr* body = &e.sub("jaxpr");
+  const gpu::ThreadInfo& me = gpu::this_thread(e.loc);
+  for (int w = 0; w < 4; ++w) {  // a warpgroup: four contiguous warps (PTX ISA §9.7.15, wgmma)
+    ThreadContext ctx = in.context();
+    ctx.warp_axis = mesh.at("axis_name").get<std::string>();
+    ctx.warp = w;
+    gpu::current_grid(e.loc).spawn_in_cta(me, me.name + ".warp" + std::to_string(w), w,
+                                          [ctx, body, a](const gpu::ThreadInfo&) {
+                                            Interp warp(ctx);
+                                            warp.eval(*body, a);
+                                          });
+  }
+  return {};
+}
+
 const bool registered = [] {
+  register_primitive("core_map", warp_core_map);
   register_primitive("copy_gmem_to_smem", copy_gmem_to_smem);
   register_primitive("copy_smem_to_gmem", copy_smem_to_gmem);
   register_primitive("wait_smem_to_gmem", wait_smem_to_gmem);
@@ -144,6 +164,7 @@ std::pair<std::int64_t, std::int64_t> coordinate(const ThreadContext& c, const s
                                                  const Eqn& e) {
   const GpuMesh& m = c.program->gpu_mesh;
   if (name == m.thread_name) return {c.thread, m.num_threads};
+  if (!c.warp_axis.empty() && name == c.warp_axis) return {c.warp, 4};
   std::int64_t cluster_size = 1;
   for (auto d : m.cluster) cluster_size *= d;
   auto pick = [&](const std::vector<std::string>& names, const std::vector<std::int64_t>& dims,
