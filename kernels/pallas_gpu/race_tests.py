@@ -4,10 +4,12 @@ Each case is `CASES[name](**params) -> (fn, args, expect)`: `fn(*args)` is a
 plgpu.kernel, `expect` the output the kernel must leave (None: unchecked).
 Names and parameters are those of test/gpu/mosaic_conformance_test.cpp's
 C++ ports (kernel "mosaic/<name>"), written for JAX 0.8.2: `out_shape` and
-`scratch_shapes` (the seed's out_type/scratch_types), and only the thread
-axis form ("thread"); 0.8.2 has no plgpu.warp_map, so the "warp" form is
-left out. barrier_arrive_and_wait is written as arrive, then wait (0.8.2
-has no plgpu.barrier_arrive_and_wait).
+`scratch_shapes` (the seed's out_type/scratch_types). The two-thread tests
+have both forms: "thread" (num_threads=2, axis 't') and "warp" (one Pallas
+thread whose four warps run the body: 0.8.2 has no plgpu.warp_map, so it is
+written as the core_map over plgpu.WarpMesh that warp_map wraps).
+barrier_arrive_and_wait is written as arrive, then wait (0.8.2 has no
+plgpu.barrier_arrive_and_wait).
 """
 from __future__ import annotations
 
@@ -42,9 +44,22 @@ def gmem(*shape):
     return plgpu.GMEM(shape, jnp.int32)
 
 
-def on_thread(i, body):
-    """Runs body on Pallas thread i of axis 't' (the seed's thread form)."""
-    pl.when(jax.lax.axis_index("t") == i)(body)
+def two_threads(form, first, second):
+    """Runs first on logical thread 0 and second on 1: Pallas threads of axis
+    't' ("thread"), or warps of axis 'w' of one Pallas thread ("warp"); the
+    seed's WarpSpecializeHelper.maybe_warp_specialize."""
+    def split(axis):
+        pl.when(jax.lax.axis_index(axis) == 0)(first)
+        pl.when(jax.lax.axis_index(axis) == 1)(second)
+    if form == "thread":
+        split("t")
+    else:
+        pl.core_map(plgpu.WarpMesh(axis_name="w"))(lambda: split("w"))
+
+
+def threads(form):
+    """plgpu.kernel's num_threads in `form`."""
+    return 2 if form == "thread" else None
 
 
 def commit_if(flag):
@@ -98,9 +113,7 @@ def two_barriers():
 
 @case
 def multi_thread_gmem_to_smem_copy(form, a, b, c, d, e, f):
-    assert form == "thread"
-
-    @kernel(num_threads=2, **two_barriers())
+    @kernel(num_threads=threads(form), **two_barriers())
     def k(in_ref, out_ref, smem_ref, thread_barrier, copy_barrier):
         def first():
             commit_if(a)
@@ -117,16 +130,13 @@ def multi_thread_gmem_to_smem_copy(form, a, b, c, d, e, f):
             plgpu.barrier_wait(copy_barrier)
             commit_if(f)
             out_ref[...] = smem_ref[...]
-        on_thread(0, first)
-        on_thread(1, second)
+        two_threads(form, first, second)
     return k, (jnp.int32(42),), 42
 
 
 @case
 def cross_thread_gmem_to_smem_copy(form, a, b, c, d, e, f):
-    assert form == "thread"
-
-    @kernel(num_threads=2, **two_barriers())
+    @kernel(num_threads=threads(form), **two_barriers())
     def k(in_ref, out_ref, smem_ref, thread_barrier, copy_barrier):
         def first():
             commit_if(a)
@@ -143,8 +153,7 @@ def cross_thread_gmem_to_smem_copy(form, a, b, c, d, e, f):
             plgpu.barrier_wait(copy_barrier)
             commit_if(f)
             out_ref[...] = smem_ref[...]
-        on_thread(0, first)
-        on_thread(1, second)
+        two_threads(form, first, second)
     return k, (jnp.int32(42),), 42
 
 
@@ -212,9 +221,7 @@ def smem_to_gmem_copy_waits_read_only(wait_only_once, check_location):
 
 @case
 def wait_smem_to_gmem_isolated_per_thread(form, check_read):
-    assert form == "thread"
-
-    @kernel(num_threads=2, smem=smem(), barrier=plgpu.Barrier(num_arrivals=1),
+    @kernel(num_threads=threads(form), smem=smem(), barrier=plgpu.Barrier(num_arrivals=1),
             cleanup_barrier=plgpu.Barrier(num_arrivals=1))
     def k(out_ref, smem, barrier, cleanup_barrier):
         def first():
@@ -231,16 +238,14 @@ def wait_smem_to_gmem_isolated_per_thread(form, check_read):
             else:
                 out_ref[...] = 43
             plgpu.barrier_arrive(cleanup_barrier)
-        on_thread(0, first)
-        on_thread(1, second)
+        two_threads(form, first, second)
     return k, (), None
 
 
 @case
 def properly_waited_smem_to_gmem_visible_across_threads(form):
-    assert form == "thread"
-
-    @kernel(num_threads=2, smem_ref=smem(), gmem_ref=gmem(), barrier=plgpu.Barrier(num_arrivals=1))
+    @kernel(num_threads=threads(form), smem_ref=smem(), gmem_ref=gmem(),
+            barrier=plgpu.Barrier(num_arrivals=1))
     def k(out_ref, smem_ref, gmem_ref, barrier):
         def first():
             smem_ref[...] = 42
@@ -252,16 +257,13 @@ def properly_waited_smem_to_gmem_visible_across_threads(form):
         def second():
             plgpu.barrier_wait(barrier)
             out_ref[...] = gmem_ref[...]
-        on_thread(0, first)
-        on_thread(1, second)
+        two_threads(form, first, second)
     return k, (), 42
 
 
 @case
 def barrier_arrive_and_wait(form, wait):
-    assert form == "thread"
-
-    @kernel(num_threads=2, smem_ref=smem(), barrier=plgpu.Barrier(num_arrivals=2))
+    @kernel(num_threads=threads(form), smem_ref=smem(), barrier=plgpu.Barrier(num_arrivals=2))
     def k(out_ref, smem_ref, barrier):
         def first():
             smem_ref[...] = 42
@@ -272,8 +274,7 @@ def barrier_arrive_and_wait(form, wait):
             if wait:
                 plgpu.barrier_wait(barrier)
             out_ref[...] = smem_ref[...]
-        on_thread(0, first)
-        on_thread(1, second)
+        two_threads(form, first, second)
     return k, (), 42 if wait else None
 
 

@@ -1,10 +1,12 @@
 """The Mosaic GPU (plgpu) route: seed 004's race tests as real plgpu kernels
 (kernels/pallas_gpu/race_tests.py), exported and checked by heddle, must
 give the verdicts of the C++ ports (test/gpu/mosaic_conformance_test.cpp's
-table, same names and parameters, the thread form only: JAX 0.8.2 has no
-plgpu.warp_map), including the two cases JAX skips, which are races."""
+table, same names and parameters, both forms: "warp" is written as the
+core_map over plgpu.WarpMesh, JAX 0.8.2 having no plgpu.warp_map),
+including the two cases JAX skips, which are races."""
 import functools
 import itertools
+import json
 import subprocess
 
 import jax
@@ -17,6 +19,7 @@ from heddle_pallas import describe, export
 from heddle_pallas.check import heddle_binary, run
 
 KERNELS_PY = "kernels/pallas_gpu/race_tests.py"
+FORMS = ("warp", "thread")
 
 
 def flags(names):
@@ -29,16 +32,17 @@ def race_unless(ok):
 
 
 def table():
-    """(name, params, verdict): the C++ table's rules, for form=thread."""
+    """(name, params, verdict): the C++ table's rules."""
     t = [("async_gmem_ops_not_visible_unless_synchronized", {"wait_barrier": w}, race_unless(w))
          for w in (True, False)]  # JAX skips wait_barrier=False
     t += [("single_thread_later_gmem_to_smem_copy", f, race_unless(f["b"])) for f in flags("abcd")]
     t += [("single_thread_earlier_gmem_to_smem_copy", {"wait_barrier": w}, race_unless(w))
           for w in (False, True)]
-    for f in flags("abcdef"):
-        p = dict(form="thread", **f)
-        t.append(("multi_thread_gmem_to_smem_copy", p, race_unless(f["b"])))
-        t.append(("cross_thread_gmem_to_smem_copy", p, race_unless(f["b"] or f["d"])))
+    for form in FORMS:
+        for f in flags("abcdef"):
+            p = dict(form=form, **f)
+            t.append(("multi_thread_gmem_to_smem_copy", p, race_unless(f["b"])))
+            t.append(("cross_thread_gmem_to_smem_copy", p, race_unless(f["b"] or f["d"])))
     t += [("single_thread_smem_to_gmem_copy", f, race_unless(f["b"])) for f in flags("abc")]
     t.append(("non_fully_waited_smem_to_gmem_copy", {}, "race"))
     t.append(("allows_rewaiting_smem_to_gmem_copies", {}, "verified"))
@@ -47,13 +51,14 @@ def table():
             t.append(("smem_to_gmem_copy_waits_read_only",
                       {"wait_only_once": once, "check_location": loc},
                       race_unless((once and loc == 0) or (not once and loc <= 1))))
-    for r in (False, True):
-        t.append(("wait_smem_to_gmem_isolated_per_thread", {"form": "thread", "check_read": r},
-                  "race"))
-    t.append(("properly_waited_smem_to_gmem_visible_across_threads", {"form": "thread"},
-              "verified"))
-    t += [("barrier_arrive_and_wait", {"form": "thread", "wait": w}, race_unless(w))
-          for w in (False, True)]
+    for form in FORMS:
+        for r in (False, True):
+            t.append(("wait_smem_to_gmem_isolated_per_thread", {"form": form, "check_read": r},
+                      "race"))
+        t.append(("properly_waited_smem_to_gmem_visible_across_threads", {"form": form},
+                  "verified"))
+        t += [("barrier_arrive_and_wait", {"form": form, "wait": w}, race_unless(w))
+              for w in (False, True)]
     t += [("gmem_to_smem_visible_in_async_if_awaited", {"do_wait": w}, race_unless(w))
           for w in (False, True)]
     t.append(("race_in_double_smem_to_gmem", {}, "race"))
@@ -76,7 +81,7 @@ def run_case(name, params, tmp_path):
 
 def test_every_seed_case_has_the_cpp_ports_verdict(tmp_path):
     cases = table()
-    assert len(cases) == 181  # the C++ table's 314 less the 133 warp-form cases
+    assert len(cases) == 314  # as many as the C++ table
     wrong, counts = [], {}
     for name, params, want in cases:
         r = run_case(name, params, tmp_path)
@@ -147,3 +152,13 @@ def line_of_here(marker):
             if marker in text and "line_of_here" not in text:
                 return n
     raise AssertionError(marker)
+
+
+def test_exported_plgpu_data_for_the_cpp_tests_is_current(tmp_path):
+    """test/pallas/pallas_gpu_test.cpp reads test/pallas/data/plgpu_*.json, whose
+    lines must be race_tests.py's: rerun test/pallas/export_data.py when it fails."""
+    import export_data
+    for name in export_data.GPU_CASES:
+        fresh = json.loads(open(export_data.export_gpu_case(name, tmp_path)).read())
+        stored = json.loads(open(f"test/pallas/data/{name}.json").read())
+        assert fresh == stored, f"test/pallas/data/{name}.json is stale: run test/pallas/export_data.py"
