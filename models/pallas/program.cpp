@@ -201,6 +201,26 @@ const Jaxpr& Eqn::sub(const std::string& param, std::size_t i) const {
   return *it->second[i];
 }
 
+namespace {
+// A parameter of a known primitive that the interpreter does not model
+// (Mosaic GPU multicast and reducing copies, core_map over other meshes):
+// its name, or "" when the equation is supported.
+std::string unsupported_param(const Eqn& e) {
+  static const std::map<std::string, std::vector<std::string>> must_be_null{
+      {"copy_gmem_to_smem", {"collective_axes", "partitioned_axis"}},
+      {"copy_smem_to_gmem", {"reduction_op"}}};
+  if (e.prim == "core_map") {
+    const auto& mesh = e.params.value("mesh", json());
+    return mesh.is_object() && mesh.value("type", "") == "WarpMesh" ? "" : "mesh";
+  }
+  auto it = must_be_null.find(e.prim);
+  if (it == must_be_null.end()) return "";
+  for (const auto& p : it->second)
+    if (e.params.contains(p) && !e.params.at(p).is_null()) return p;
+  return "";
+}
+}  // namespace
+
 void check_supported(const Jaxpr& j, const std::string& path) {
   for (const auto& e : j.eqns) {
     if (!has_primitive(e.prim))
@@ -209,6 +229,12 @@ void check_supported(const Jaxpr& j, const std::string& path) {
           "(models/pallas/README.md lists what is); rewrite that line with supported "
           "operations",
           path, e.prim, e.loc.file_name(), e.loc.line()));
+    if (auto p = unsupported_param(e); !p.empty())
+      throw UsageError(fmt::format(
+          "{}: primitive {} with {}={} at {}:{} is not supported by heddle's Pallas interpreter "
+          "(models/pallas/README.md lists what is)",
+          path, e.prim, p, e.params.value(p, json()).dump().substr(0, 60), e.loc.file_name(),
+          e.loc.line()));
     for (const auto& [_, subs] : e.subs)
       for (const auto& s : subs) check_supported(*s, path);
   }

@@ -146,6 +146,21 @@ def test_unsupported_plgpu_primitive_is_a_usage_error_naming_its_line(tmp_path):
     assert "primitive wgmma_wait" in proc.stderr and here in proc.stderr, proc.stderr
 
 
+def test_unsupported_plgpu_parameter_is_a_usage_error_naming_its_line(tmp_path):
+    @functools.partial(plgpu.kernel, out_shape=jax.ShapeDtypeStruct((2,), jnp.int32),
+                       scratch_shapes=dict(smem_ref=plgpu.SMEM((2,), jnp.int32)))
+    def k(out_ref, smem_ref):
+        plgpu.copy_smem_to_gmem(smem_ref, out_ref, reduction_op="add")  # reduces
+        plgpu.wait_smem_to_gmem(0)
+
+    path = export(k, path=str(tmp_path / "k.json"))
+    proc = subprocess.run([heddle_binary(), "run", "--pallas", path], capture_output=True, text=True)
+    assert proc.returncode == 2
+    here = "test/pallas/test_pallas_gpu.py:%d" % line_of_here("# reduces")
+    assert "primitive copy_smem_to_gmem with reduction_op" in proc.stderr, proc.stderr
+    assert here in proc.stderr, proc.stderr
+
+
 def line_of_here(marker):
     with open(__file__) as f:
         for n, text in enumerate(f, 1):
