@@ -21,11 +21,12 @@ fi
 # git-ignored virtual environment, made only when missing. Optional: heddle
 # builds and its C++ tests run without it; the pytest suite needs it.
 jax_version=0.8.2
-if ! .venv/bin/python -c "import jax, pytest; assert jax.__version__ == '$jax_version'" 2>/dev/null; then
+# absl-py: jax.experimental.pallas.mosaic_gpu (the plgpu route) imports it.
+if ! .venv/bin/python -c "import jax, pytest, absl; assert jax.__version__ == '$jax_version'" 2>/dev/null; then
   echo "setup: installing JAX $jax_version (CPU) into .venv"
   if ! { { [ -x .venv/bin/python ] || python3 -m venv .venv; } &&
          .venv/bin/python -m pip install -q --disable-pip-version-check \
-           "jax==$jax_version" "jaxlib==$jax_version" pytest >/dev/null; }; then
+           "jax==$jax_version" "jaxlib==$jax_version" pytest absl-py >/dev/null; }; then
     echo "setup: warning: could not install JAX into .venv; the Pallas pytest suite will be skipped" >&2
   fi
 fi

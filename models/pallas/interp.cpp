@@ -53,6 +53,26 @@ Region& region_of(const tpu::Allocation& alloc, std::uint32_t device, std::uint3
   return *alloc.instances.at(i);
 }
 
+Region& region_here(const ThreadContext& c, const RefBinding& r) {
+  if (!c.gpu) return region_of(*r.alloc, c.device, c.core);
+  if (r.alloc->space == tpu::Space::hbm) return *r.alloc->instances.at(0);
+  const auto threads = c.program->gpu_mesh.num_threads;
+  return *r.alloc->instances.at(r.per_thread ? c.core * threads + c.thread : c.core);
+}
+
+std::pair<std::size_t, std::size_t> contiguous_range(const RefBinding& r, const Region& region,
+                                                     const Eqn& e) {
+  auto elems = r.elements();
+  for (std::size_t i = 1; i < elems.size(); ++i)
+    if (elems[i] != elems[i - 1] + 1)
+      throw ModelError(fmt::format("{}: the view of {} is not contiguous; heddle's copies move "
+                                   "one contiguous range (slice leading dimensions only)", e.prim,
+                                   r.name), e.loc);
+  std::size_t first = elems.empty() ? 0 : static_cast<std::size_t>(elems[0]);
+  region.check_bounds(first, elems.size(), e.loc);
+  return {first, elems.size()};
+}
+
 const Value& as_value(const Slot& s, const Eqn& e) {
   if (const auto* v = std::get_if<Value>(&s)) return *v;
   throw ModelError(fmt::format("{}: expected an array operand, got a ref", e.prim), e.loc);

@@ -16,6 +16,10 @@
 #include "models/pallas/value.hpp"
 #include "models/tpu/tpu.hpp"
 
+namespace heddle::gpu {
+class Mbarrier;
+}
+
 namespace heddle::pallas {
 
 /// One dimension of a ref view: its size and stride in elements.
@@ -24,14 +28,18 @@ struct Dim {
   std::int64_t stride = 1;
 };
 
-/// A ref as the kernel holds it: memory (an allocation) or semaphores, and
-/// the view of it (offset and strided dims) that indexing produced.
+/// A ref as the kernel holds it: memory (an allocation), semaphores or
+/// Mosaic GPU barriers, and the view of it (offset and strided dims) that
+/// indexing produced.
 struct RefBinding {
-  enum class Kind { memory, semaphore };
+  enum class Kind { memory, semaphore, barrier };
   Kind kind = Kind::memory;
   tpu::Allocation* alloc = nullptr;  // memory
   DType dtype = DType::i32;          // memory
   std::vector<tpu::Sem> sems;        // semaphores, flat row-major
+  std::vector<gpu::Mbarrier*> bars;  // barriers: [instance][i], `per_instance` each
+  std::int64_t per_instance = 0;     // barriers of one CTA (or thread)
+  bool per_thread = false;           // GPU scratch of one thread, not shared by the CTA
   std::int64_t offset = 0;
   std::vector<Dim> dims;
   std::string name;                  // the kernel's name for it ("x_ref")
@@ -56,6 +64,12 @@ struct ThreadContext {
   const Program* program = nullptr;
   /// run_scoped allocations, made at setup (one per run_scoped equation).
   const std::map<const Eqn*, std::vector<RefBinding>>* scoped = nullptr;
+  /// Mosaic GPU: core is the CTA; the thread is the Pallas thread in it.
+  bool gpu = false;
+  std::uint32_t thread = 0;
+  /// Inside a core_map over plgpu.WarpMesh: its axis and this warp's index.
+  std::string warp_axis;
+  std::int64_t warp = -1;
 };
 
 class Interp;
@@ -94,5 +108,14 @@ RefBinding apply_indexers(Interp& in, const RefBinding& ref, const nlohmann::jso
                           const Eqn& e);
 /// The heddle region of `alloc` on (device, core).
 Region& region_of(const tpu::Allocation& alloc, std::uint32_t device, std::uint32_t core);
+/// The region of memory ref `r` the running kernel thread sees (TPU: its
+/// device and core; GPU: GMEM is one region, SMEM one per CTA or thread).
+Region& region_here(const ThreadContext& c, const RefBinding& r);
+/// The (first element, count) of memory view `r`, which a copy moves as one
+/// contiguous range in `region` (bounds-checked); ModelError otherwise.
+std::pair<std::size_t, std::size_t> contiguous_range(const RefBinding& r, const Region& region,
+                                                     const Eqn& e);
+/// Mosaic GPU axis_index: the coordinate along grid, cluster or thread axes.
+std::int64_t gpu_axis_index(const ThreadContext& c, const nlohmann::json& names, const Eqn& e);
 
 }  // namespace heddle::pallas

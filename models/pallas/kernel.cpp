@@ -7,6 +7,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/heddle.hpp"
+#include "models/pallas/gpu_launch.hpp"
 #include "models/pallas/pipeline.hpp"
 
 namespace heddle::pallas {
@@ -60,6 +61,11 @@ void setup(const std::shared_ptr<const Program>& program, const Params& params) 
 Kernel load(const std::string& path) {
   auto program = std::make_shared<const Program>(load_program(path));
   Kernel k;
+  if (program->gpu) {
+    k.description = fmt::format("Mosaic GPU kernel {} exported from JAX ({})", program->name, path);
+    k.setup = [program](const Params&) { setup_gpu(program); };
+    return k;
+  }
   k.description = fmt::format("Pallas kernel {} exported from JAX ({} device{}, {})",
                               program->name, program->devices, program->devices == 1 ? "" : "s",
                               path);

@@ -65,7 +65,7 @@ void for_runs(const std::vector<std::int64_t>& elems, F fn) {
 Region& here_region(Interp& in, const RefBinding& r, const Eqn& e) {
   if (r.kind != RefBinding::Kind::memory)
     throw ModelError(fmt::format("{}: {} is a semaphore, not memory", e.prim, r.name), e.loc);
-  return region_of(*r.alloc, in.context().device, in.context().core);
+  return region_here(in.context(), r);
 }
 
 Value read_view(Interp& in, const RefBinding& r, const Eqn& e, const char* op) {

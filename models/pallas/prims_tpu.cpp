@@ -71,16 +71,9 @@ tpu::Sem one_sem(Interp& in, const json& ref, const json& transforms, const Eqn&
 tpu::Place place_of(const RefBinding& r, std::uint32_t device, std::uint32_t core, const Eqn& e) {
   if (r.kind != RefBinding::Kind::memory)
     throw ModelError(fmt::format("{}: {} is a semaphore, not memory", e.prim, r.name), e.loc);
-  auto elems = r.elements();
-  for (std::size_t i = 1; i < elems.size(); ++i)
-    if (elems[i] != elems[i - 1] + 1)
-      throw ModelError(fmt::format("{}: the view of {} is not contiguous; heddle's DMAs move one "
-                                   "contiguous range (slice leading dimensions only)", e.prim,
-                                   r.name), e.loc);
   Region& reg = region_of(*r.alloc, device, core);
-  std::size_t first = elems.empty() ? 0 : static_cast<std::size_t>(elems[0]);
-  reg.check_bounds(first, elems.size(), e.loc);
-  return tpu::Place{&reg, first, elems.size()};
+  auto [first, count] = contiguous_range(r, reg, e);
+  return tpu::Place{&reg, first, count};
 }
 
 // Marks the DMAs whose signals a wait of `value` bytes on `sem` consumed
@@ -206,6 +199,7 @@ const bool registered = [] {
   });
   register_primitive("axis_index", [](Interp& in, const Eqn& e, std::vector<Slot>&) {
     const auto& c = in.context();
+    if (c.gpu) return std::vector<Slot>{i32(gpu_axis_index(c, e.params.at("axis_name"), e))};
     return std::vector<Slot>{i32(axis_index(*c.program, c.device, e.params.at("axis_name"), e))};
   });
   register_primitive("dma_start", dma_start);

@@ -19,6 +19,7 @@ Aval parse_aval(const json& j) {
   a.dtype = j.value("dtype", "int32");
   a.ref = j.value("ref", false);
   a.space = j.value("space", "");
+  a.num_arrivals = integer_or(j, "num_arrivals", 0u);
   return a;
 }
 
@@ -98,6 +99,7 @@ std::shared_ptr<Jaxpr> parse_jaxpr(const json& j) {
   for (const auto& v : j.at("invars")) out->invars.push_back(parse_atom(v));
   for (const auto& v : j.at("outvars")) out->outvars.push_back(parse_atom(v));
   for (const auto& e : j.at("eqns")) out->eqns.push_back(parse_eqn(e));
+  out->arg_names = j.value("arg_names", std::vector<std::string>{});
   return out;
 }
 
@@ -122,16 +124,29 @@ void parse_grid(const json& g, Program& p) {
   }
 }
 
-Program parse_program(const json& j, const std::string& path) {
-  Program p;
-  p.path = path;
-  if (j.value("format", "") != kFormat)
-    throw UsageError(fmt::format("{} is not a heddle Pallas export (format {})", path,
-                                 j.value("format", "missing")));
-  if (integer_or(j, "version", 0) > kVersion)
-    throw UsageError(fmt::format("{} has format version {}, this heddle reads {}: rebuild heddle",
-                                 path, integer_or(j, "version", 0), kVersion));
-  p.name = j.value("name", "kernel");
+// A Mosaic GPU export: the plgpu mesh and the kernel's GMEM operands.
+void parse_gpu(const json& j, Program& p) {
+  p.gpu = true;
+  const json& m = j.at("gpu_mesh");
+  p.gpu_mesh.grid = integers<std::int64_t>(m.at("grid"));
+  p.gpu_mesh.cluster = integers<std::int64_t>(m.at("cluster"));
+  p.gpu_mesh.grid_names = m.at("grid_names").get<std::vector<std::string>>();
+  p.gpu_mesh.cluster_names = m.at("cluster_names").get<std::vector<std::string>>();
+  p.gpu_mesh.num_threads = integer<std::uint32_t>(m.at("num_threads"));
+  if (m.at("thread_name").is_string()) p.gpu_mesh.thread_name = m.at("thread_name").get<std::string>();
+  for (const auto& o : j.at("gpu_operands")) {
+    p.operands.push_back(parse_aval(o.at("aval")));
+    p.operand_values.push_back(o.at("values").is_null() ? std::nullopt
+                                                        : std::optional(per_device(o.at("values"))));
+    p.operand_output.push_back(o.at("output").is_null()
+                                   ? std::nullopt
+                                   : std::optional(integer<std::size_t>(o.at("output"))));
+  }
+  for (const auto& o : j.at("outputs")) p.outputs.push_back(parse_aval(o));
+}
+
+// A Pallas TPU export: the pallas_call's operands, aliases and grid.
+void parse_tpu(const json& j, Program& p) {
   p.devices = integer<std::uint32_t>(j.at("mesh").at("devices"));
   for (const auto& a : j.at("mesh").at("axes"))
     p.mesh_axes.emplace_back(a.at("name").get<std::string>(), integer<std::uint32_t>(a.at("size")));
@@ -145,6 +160,23 @@ Program parse_program(const json& j, const std::string& path) {
   for (const auto& a : j.at("input_output_aliases"))
     p.aliases.emplace_back(integer<std::size_t>(a.at(0)), integer<std::size_t>(a.at(1)));
   parse_grid(j.at("grid_mapping"), p);
+}
+
+Program parse_program(const json& j, const std::string& path) {
+  Program p;
+  p.path = path;
+  if (j.value("format", "") != kFormat)
+    throw UsageError(fmt::format("{} is not a heddle Pallas export (format {})", path,
+                                 j.value("format", "missing")));
+  if (integer_or(j, "version", 0) > kVersion)
+    throw UsageError(fmt::format("{} has format version {}, this heddle reads {}: rebuild heddle",
+                                 path, integer_or(j, "version", 0), kVersion));
+  p.name = j.value("name", "kernel");
+  if (j.value("kind", "pallas_tpu") == "mosaic_gpu") {
+    parse_gpu(j, p);
+  } else {
+    parse_tpu(j, p);
+  }
   p.kernel = *parse_jaxpr(j.at("kernel"));
   p.arg_names = j.value("arg_names", std::vector<std::string>{});
   while (p.arg_names.size() < p.kernel.invars.size())
@@ -169,6 +201,26 @@ const Jaxpr& Eqn::sub(const std::string& param, std::size_t i) const {
   return *it->second[i];
 }
 
+namespace {
+// A parameter of a known primitive that the interpreter does not model
+// (Mosaic GPU multicast and reducing copies, core_map over other meshes):
+// its name, or "" when the equation is supported.
+std::string unsupported_param(const Eqn& e) {
+  static const std::map<std::string, std::vector<std::string>> must_be_null{
+      {"copy_gmem_to_smem", {"collective_axes", "partitioned_axis"}},
+      {"copy_smem_to_gmem", {"reduction_op"}}};
+  if (e.prim == "core_map") {
+    const auto& mesh = e.params.value("mesh", json());
+    return mesh.is_object() && mesh.value("type", "") == "WarpMesh" ? "" : "mesh";
+  }
+  auto it = must_be_null.find(e.prim);
+  if (it == must_be_null.end()) return "";
+  for (const auto& p : it->second)
+    if (e.params.contains(p) && !e.params.at(p).is_null()) return p;
+  return "";
+}
+}  // namespace
+
 void check_supported(const Jaxpr& j, const std::string& path) {
   for (const auto& e : j.eqns) {
     if (!has_primitive(e.prim))
@@ -177,6 +229,12 @@ void check_supported(const Jaxpr& j, const std::string& path) {
           "(models/pallas/README.md lists what is); rewrite that line with supported "
           "operations",
           path, e.prim, e.loc.file_name(), e.loc.line()));
+    if (auto p = unsupported_param(e); !p.empty())
+      throw UsageError(fmt::format(
+          "{}: primitive {} with {}={} at {}:{} is not supported by heddle's Pallas interpreter "
+          "(models/pallas/README.md lists what is)",
+          path, e.prim, p, e.params.value(p, json()).dump().substr(0, 60), e.loc.file_name(),
+          e.loc.line()));
     for (const auto& [_, subs] : e.subs)
       for (const auto& s : subs) check_supported(*s, path);
   }

@@ -19,14 +19,15 @@ namespace heddle::pallas {
 
 /// The exporter's format name and the version this interpreter reads.
 inline constexpr const char* kFormat = "heddle-pallas";
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;  // 2 added Mosaic GPU kernels
 
 /// The abstract value of a variable: an array, or a ref to one in a memory space.
 struct Aval {
   Shape shape;
   std::string dtype;     // JAX name; semaphores: "dma_sem", "semaphore", "barrier_semaphore"
   bool ref = false;
-  std::string space;     // refs: "any", "hbm", "vmem", "smem", "semaphore"
+  std::string space;     // refs: "any", "hbm", "vmem", "smem", "gmem", "semaphore"
+  std::uint32_t num_arrivals = 0;  // Mosaic GPU barriers (dtype "barrier")
 };
 
 /// An operand of an equation: a variable or a literal.
@@ -57,6 +58,7 @@ struct Jaxpr {
   std::vector<Atom> invars;
   std::vector<Atom> outvars;
   std::vector<Eqn> eqns;
+  std::vector<std::string> arg_names;  // the traced function's names for invars (may be empty)
 };
 
 /// One pallas_call operand or output's block spec in the grid.
@@ -64,6 +66,14 @@ struct BlockSpec {
   std::vector<std::optional<std::int64_t>> block_shape;  // nullopt: squeezed dimension
   Aval array;                                            // the whole array
   Jaxpr index_map;                                       // grid indices -> block indices
+};
+
+/// A Mosaic GPU kernel's launch (plgpu Mesh): clusters of CTAs, threads per CTA.
+struct GpuMesh {
+  std::vector<std::int64_t> grid, cluster;         // clusters, CTAs per cluster
+  std::vector<std::string> grid_names, cluster_names;
+  std::uint32_t num_threads = 1;                   // Pallas threads (warpgroups) per CTA
+  std::string thread_name;                         // the thread axis ("" without one)
 };
 
 /// The whole exported file.
@@ -85,6 +95,9 @@ struct Program {
   std::vector<std::string> arg_names;   // the kernel function's parameters
   std::source_location kernel_loc;
   std::optional<std::vector<std::vector<std::vector<double>>>> expected;  // [output][device][i]
+  bool gpu = false;                     // a Mosaic GPU kernel ("kind": "mosaic_gpu")
+  GpuMesh gpu_mesh;                     // gpu: the launch
+  std::vector<std::optional<std::size_t>> operand_output;  // gpu: operand k is output n
 };
 
 /// The integer `j` holds, as T; std::invalid_argument when it holds anything

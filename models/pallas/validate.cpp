@@ -19,7 +19,7 @@ using Bound = std::set<std::int64_t>;
 }
 
 bool semaphore_dtype(const std::string& d) {
-  return d == "dma_sem" || d == "semaphore" || d == "barrier_semaphore";
+  return d == "dma_sem" || d == "semaphore" || d == "barrier_semaphore" || d == "barrier";
 }
 
 void check_aval(const Program& p, const Aval& a, const std::string& what) {
@@ -93,9 +93,34 @@ void check_blocks(const Program& p) {
   }
 }
 
+// A Mosaic GPU launch: its CTAs and threads fit heddle's thread limit, and
+// every output is one of the kernel's operands.
+void check_gpu(const Program& p) {
+  std::int64_t threads = p.gpu_mesh.num_threads;
+  for (auto d : p.gpu_mesh.grid) threads *= d;
+  for (auto d : p.gpu_mesh.cluster) threads *= d;
+  if (threads < 1 || threads > kMaxThreads)
+    bad(p, fmt::format("the Mosaic GPU mesh has {} threads (CTAs times num_threads): heddle runs "
+                       "1 to {} kernel threads", threads, kMaxThreads));
+  if (p.gpu_mesh.grid.size() != p.gpu_mesh.grid_names.size() ||
+      p.gpu_mesh.cluster.size() != p.gpu_mesh.cluster_names.size())
+    bad(p, "the grid and cluster need one name per dimension");
+  if (p.operands.size() != p.kernel.open_constvars.size())
+    bad(p, fmt::format("the kernel takes {} refs, the export has {} operands",
+                       p.kernel.open_constvars.size(), p.operands.size()));
+  for (const auto& o : p.operand_output)
+    if (o && *o >= p.outputs.size()) bad(p, fmt::format("operand is output {} of {}", *o, p.outputs.size()));
+}
+
 }  // namespace
 
 void validate(const Program& p) {
+  if (p.gpu) {
+    check_gpu(p);
+    for (const auto& a : p.operands) check_aval(p, a, "an operand");
+    check_jaxpr(p, p.kernel, {});
+    return;
+  }
   check_sizes(p);
   for (const auto& a : p.operands) check_aval(p, a, "an operand");
   for (const auto& a : p.outputs) check_aval(p, a, "an output");

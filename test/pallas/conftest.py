@@ -6,5 +6,6 @@ import sys
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "models/pallas/python"), str(ROOT / "kernels/pallas_tpu")]
+sys.path[:0] = [str(ROOT / "models/pallas/python"), str(ROOT / "kernels/pallas_tpu"),
+                str(ROOT / "kernels/pallas_gpu")]
 os.chdir(ROOT)  # exported source paths are relative to the repository root

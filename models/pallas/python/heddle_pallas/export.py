@@ -17,10 +17,11 @@ import jax
 import numpy as np
 from jax._src import core as jax_core
 
+from heddle_pallas.export_gpu import describe_gpu
 from heddle_pallas.jaxpr_json import Writer, aval_json, relative_path, source_json
 
 FORMAT = "heddle-pallas"
-VERSION = 1
+VERSION = 2  # 2: Mosaic GPU kernels ("kind": "mosaic_gpu"); 1 files still load
 MAX_VALUES = 1 << 16  # elements per operand and device written as input values
 
 
@@ -123,7 +124,7 @@ def describe(fn, *args, name=None, expect=None, **options):
     sources = {v: ("arg", i, None) for i, v in enumerate(closed.jaxpr.invars)}
     found = _find_pallas_call(closed.jaxpr, sources, None)
     if found is None:
-        raise ExportError("no pallas_call found in the traced function")
+        return _describe_gpu(fn, closed, flat_args, name, expect)
     eqn, operand_sources, mesh = found
     writer = Writer()
     kernel = eqn.params["jaxpr"]
@@ -152,6 +153,36 @@ def describe(fn, *args, name=None, expect=None, **options):
         "expected_outputs": _expected(expect, closed, mesh),
     }
     return doc
+
+
+def _describe_gpu(fn, closed, flat_args, name, expect):
+    """A Mosaic GPU (plgpu.kernel) kernel's description (export_gpu.py)."""
+    try:
+        gpu = describe_gpu(closed, flat_args, expect, _values)
+    except ValueError as e:
+        raise ExportError(str(e)) from None
+    if gpu is None:
+        raise ExportError("no pallas_call or Mosaic GPU kernel (plgpu.kernel) found in the traced "
+                          "function")
+    return {"format": FORMAT, "version": VERSION, "name": name or getattr(fn, "__name__", "kernel"),
+            "mesh": {"axes": [], "devices": 1}, **gpu,
+            "kernel_source": _gpu_source(closed)}
+
+
+def _gpu_source(closed):
+    """The first user line inside the kernel: where its outputs are checked."""
+    stack = [closed.jaxpr]
+    while stack:
+        j = stack.pop(0)
+        for e in j.eqns:
+            s = source_json(e)
+            if s and e.primitive.name not in ("custom_vmap_call", "run_state", "core_map",
+                                              "run_scoped", "empty"):
+                return s
+            for v in e.params.values():
+                if isinstance(v, (jax_core.Jaxpr, jax_core.ClosedJaxpr)):
+                    stack.append(v.jaxpr if isinstance(v, jax_core.ClosedJaxpr) else v)
+    return None
 
 
 def _arg_names(kernel):

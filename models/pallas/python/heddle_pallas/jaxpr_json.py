@@ -32,26 +32,32 @@ class Numbering:
         return self._ids[key]
 
 
-def aval_json(aval) -> dict:
-    """Shape, dtype and, for refs, the memory space of an abstract value."""
+def aval_json(aval, default_space="vmem") -> dict:
+    """Shape, dtype and, for refs, the memory space of an abstract value.
+
+    A Mosaic GPU barrier ref has dtype "barrier" and its num_arrivals."""
     inner = getattr(aval, "inner_aval", None)
     if inner is not None:  # a Ref
         space = getattr(aval, "memory_space", None)
-        return {"ref": True, "shape": list(inner.shape), "dtype": str(inner.dtype),
-                "space": memory_space_name(space)}
+        out = {"ref": True, "shape": list(inner.shape), "dtype": str(inner.dtype),
+               "space": memory_space_name(space, default_space)}
+        arrivals = getattr(inner.dtype, "num_arrivals", None)
+        if arrivals is not None:
+            out.update(dtype="barrier", num_arrivals=int(arrivals))
+        return out
     shape = getattr(aval, "shape", ())
     return {"shape": list(shape), "dtype": str(getattr(aval, "dtype", "token"))}
 
 
-def memory_space_name(space) -> str:
-    """'any', 'hbm', 'vmem', 'smem' or 'semaphore' (lower case, no enum prefix).
+def memory_space_name(space, default="vmem") -> str:
+    """'any', 'hbm', 'vmem', 'smem', 'gmem' or 'semaphore' (lower case, no enum prefix).
 
-    A ref with no memory space is in VMEM: the Pallas TPU default, where
-    BlockSpecs without memory_space put their blocks."""
+    A ref with no memory space is in `default`: VMEM for Pallas TPU (where
+    BlockSpecs without memory_space put their blocks), GMEM for Mosaic GPU."""
     if space is None:
-        return "vmem"
+        return default
     text = str(space).lower()
-    for name in ("semaphore", "vmem", "smem", "hbm", "any"):
+    for name in ("semaphore", "vmem", "smem", "gmem", "hbm", "any"):
         if name in text:
             return name
     return text
@@ -73,19 +79,26 @@ def relative_path(path: str) -> str:
     return path[len(cwd):] if path.startswith(cwd) else path
 
 
+def _arg_names(j) -> list:
+    """The traced function's names of j's inputs (run_scoped scratch), when known."""
+    names = list(getattr(getattr(j, "debug_info", None), "arg_names", None) or [])
+    return [str(n) for n in names] if len(names) == len(j.invars) else []
+
+
 class Writer:
     """Turns jaxprs into JSON, numbering variables with one Numbering."""
 
-    def __init__(self, numbering: Numbering | None = None):
+    def __init__(self, numbering: Numbering | None = None, default_space: str = "vmem"):
         self.numbers = numbering or Numbering()
+        self.default_space = default_space  # of refs without a memory space
 
     def atom(self, a) -> dict:
         if isinstance(a, jax_core.Literal):
             return {"lit": np.asarray(a.val).tolist(), "dtype": str(a.aval.dtype)}
-        return {"var": self.numbers.of(a), **aval_json(a.aval)}
+        return {"var": self.numbers.of(a), **aval_json(a.aval, self.default_space)}
 
     def var(self, v) -> dict:
-        return {"var": self.numbers.of(v), **aval_json(v.aval)}
+        return {"var": self.numbers.of(v), **aval_json(v.aval, self.default_space)}
 
     def jaxpr(self, j, consts=()) -> dict:
         if isinstance(j, jax_core.ClosedJaxpr):
@@ -99,13 +112,20 @@ class Writer:
             "invars": [self.var(v) for v in j.invars],
             "outvars": [self.atom(v) for v in j.outvars],
             "eqns": [self.eqn(e) for e in j.eqns],
+            "arg_names": _arg_names(j),
         }
 
     def eqn(self, e) -> dict:
+        # Pytree parameters take consecutive trailing inputs, in parameter
+        # order; a Mosaic GPU copy's user predicate comes after them.
+        trees = [v for v in e.params.values() if isinstance(v, tree_util.PyTreeDef)]
+        extra = 1 if e.params.get("has_user_predicate") else 0
+        start = len(e.invars) - extra - sum(t.num_leaves for t in trees)
         params = {}
         for key, value in e.params.items():
             if isinstance(value, tree_util.PyTreeDef):
-                leaves = e.invars[len(e.invars) - value.num_leaves:]
+                leaves = e.invars[start:start + value.num_leaves]
+                start += value.num_leaves
                 params[key] = self.value(tree_util.tree_unflatten(value, leaves))
             else:
                 params[key] = self.value(value)
