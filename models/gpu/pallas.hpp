@@ -18,22 +18,34 @@ inline Barrier barrier(const std::string& name, std::uint32_t num_arrivals) {
   return per_cta<Mbarrier>(name, num_arrivals);
 }
 
-/// plgpu.copy_gmem_to_smem(src, dst, barrier): expect the bytes on the
-/// barrier (one arrival by the issuer) and start a TMA load that completes them.
+/// plgpu.copy_gmem_to_smem(src, dst, barrier) on spans and the barrier of
+/// this CTA (or thread): expect the bytes on the barrier (one arrival by the
+/// issuer) and start a TMA load that completes them.
+inline void copy_gmem_to_smem(const Span& src, const Span& dst, Mbarrier& m,
+                              std::source_location loc = std::source_location::current()) {
+  m.arrive_expect_tx(static_cast<std::uint32_t>(dst.bytes()), loc);
+  bulk_load(dst, src, m, loc);
+}
+
+/// plgpu.copy_gmem_to_smem(src, dst, barrier) on typed views.
 template <class T>
 void copy_gmem_to_smem(const View<T>& src, const View<T>& dst, const Barrier& b,
                        std::source_location loc = std::source_location::current()) {
-  Mbarrier& m = *b.local(loc);
-  m.arrive_expect_tx(static_cast<std::uint32_t>(dst.size() * sizeof(T)), loc);
-  bulk_load(span(dst), span(src), m, loc);
+  copy_gmem_to_smem(span(src), span(dst), *b.local(loc), loc);
 }
 
-/// plgpu.copy_smem_to_gmem(src, dst, commit_group=True).
+/// plgpu.copy_smem_to_gmem(src, dst, commit_group=True) on spans.
+inline void copy_smem_to_gmem(const Span& src, const Span& dst, bool commit_group = true,
+                              std::source_location loc = std::source_location::current()) {
+  bulk_store(dst, src, loc);
+  if (commit_group) bulk_commit_group();
+}
+
+/// plgpu.copy_smem_to_gmem(src, dst, commit_group=True) on typed views.
 template <class T>
 void copy_smem_to_gmem(const View<T>& src, const View<T>& dst, bool commit_group = true,
                        std::source_location loc = std::source_location::current()) {
-  bulk_store(span(dst), span(src), loc);
-  if (commit_group) bulk_commit_group();
+  copy_smem_to_gmem(span(src), span(dst), commit_group, loc);
 }
 
 /// plgpu.commit_smem(): fence.proxy.async (generic SMEM writes become
@@ -57,14 +69,18 @@ inline void barrier_arrive(const Barrier& b,
   b.local(loc)->arrive(loc);
 }
 
-/// plgpu.barrier_wait(barrier): waits for the next phase this thread has not
-/// observed (the parity is tracked per thread and barrier).
+/// plgpu.barrier_wait on mbarrier `m`: waits for the next phase this thread
+/// has not observed (the parity is tracked per thread and barrier).
+inline void barrier_wait(Mbarrier& m, std::source_location loc = std::source_location::current()) {
+  std::uint32_t& parity = current_grid(loc).current(loc).parity[&m];
+  m.wait_parity(parity, loc);
+  parity ^= 1u;
+}
+
+/// plgpu.barrier_wait(barrier): on this CTA's barrier.
 inline void barrier_wait(const Barrier& b,
                          std::source_location loc = std::source_location::current()) {
-  Mbarrier* m = b.local(loc);
-  std::uint32_t& parity = current_grid(loc).current(loc).parity[m];
-  m->wait_parity(parity, loc);
-  parity ^= 1u;
+  barrier_wait(*b.local(loc), loc);
 }
 
 /// plgpu.barrier_arrive_and_wait(barrier).

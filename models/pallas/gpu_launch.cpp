@@ -18,12 +18,6 @@
 namespace heddle::pallas {
 namespace {
 
-std::int64_t product(const std::vector<std::int64_t>& v) {
-  std::int64_t n = 1;
-  for (auto d : v) n *= d;
-  return n;
-}
-
 // `instances` regions of `aval`'s elements; GMEM ones get a global address.
 RefBinding memory(const std::string& name, const Aval& aval, std::size_t instances) {
   RefBinding r;
@@ -72,7 +66,7 @@ bool collective_over_threads(const Program& p, const Eqn& e) {
 
 // The scratch refs of every run_scoped equation (its body's inputs).
 void find_scoped(const Program& p, const Jaxpr& j, GpuLaunch& l) {
-  const auto ctas = static_cast<std::size_t>(product(p.gpu_mesh.grid) * product(p.gpu_mesh.cluster));
+  const auto ctas = static_cast<std::size_t>(p.gpu_mesh.ctas());
   for (const auto& e : j.eqns) {
     if (e.prim == "run_scoped") {
       const bool shared = collective_over_threads(p, e);
@@ -152,8 +146,8 @@ std::shared_ptr<GpuLaunch> prepare_gpu(std::shared_ptr<const Program> program) {
 void setup_gpu(const std::shared_ptr<const Program>& program) {
   const Program& p = *program;
   gpu::LaunchConfig cfg;
-  cfg.cluster = static_cast<int>(product(p.gpu_mesh.cluster));
-  cfg.ctas = static_cast<int>(product(p.gpu_mesh.grid)) * cfg.cluster;
+  cfg.cluster = static_cast<int>(p.gpu_mesh.cluster_ctas());
+  cfg.ctas = static_cast<int>(p.gpu_mesh.ctas());
   cfg.threads.clear();
   const std::string t = p.gpu_mesh.thread_name.empty() ? "t" : p.gpu_mesh.thread_name;
   for (std::uint32_t i = 0; i < p.gpu_mesh.num_threads; ++i)

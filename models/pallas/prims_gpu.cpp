@@ -7,6 +7,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "models/gpu/gpu.hpp"
+#include "models/gpu/pallas.hpp"
 #include "models/pallas/interp.hpp"
 
 namespace heddle::pallas {
@@ -54,37 +55,32 @@ RefBinding view(Interp& in, const Slot& s, const Eqn& e, const char* key) {
 
 // plgpu.copy_gmem_to_smem: Mosaic GPU's lowering arrives on the barrier with
 // expect_tx of the copy's bytes, then issues the TMA load that completes them
-// (cp.async.bulk...mbarrier::complete_tx, PTX ISA §9.7.9.25).
+// (cp.async.bulk...mbarrier::complete_tx, PTX ISA §9.7.9.25). Multicast
+// (collective_axes) is refused at load (program.cpp).
 std::vector<Slot> copy_gmem_to_smem(Interp& in, const Eqn& e, std::vector<Slot>& a) {
   only_gpu(in, e);
-  if (!e.params.value("collective_axes", json()).is_null())
-    throw ModelError("copy_gmem_to_smem with collective_axes (a multicast copy) is not supported",
-                     e.loc);
   gpu::Span src = span_of(in, view(in, a.at(0), e, "src_transforms_treedef"), e);
   gpu::Span dst = span_of(in, view(in, a.at(1), e, "dst_transforms_treedef"), e);
   gpu::Mbarrier& bar = one_barrier(in, view(in, a.at(2), e, "barrier_transforms_treedef"), e);
   if (src.bytes() != dst.bytes())
     throw ModelError(fmt::format("copy_gmem_to_smem: {} bytes into {}", src.bytes(), dst.bytes()),
                      e.loc);
-  bar.arrive_expect_tx(static_cast<std::uint32_t>(dst.bytes()), e.loc);
-  gpu::bulk_load(dst, src, bar, e.loc);
+  gpu::pallas::copy_gmem_to_smem(src, dst, bar, e.loc);
   return {};
 }
 
 // plgpu.copy_smem_to_gmem: a TMA store in this thread's bulk async-group,
 // committed when commit_group (cp.async.bulk...bulk_group, PTX ISA §9.7.9.25).
+// A reduction_op is refused at load (program.cpp).
 std::vector<Slot> copy_smem_to_gmem(Interp& in, const Eqn& e, std::vector<Slot>& a) {
   only_gpu(in, e);
-  if (!e.params.value("reduction_op", json()).is_null())
-    throw ModelError("copy_smem_to_gmem with reduction_op is not supported", e.loc);
   if (e.params.value("has_user_predicate", false) && as_value(a.back(), e).item() == 0) return {};
   gpu::Span src = span_of(in, view(in, a.at(0), e, "src_transforms_treedef"), e);
   gpu::Span dst = span_of(in, view(in, a.at(1), e, "dst_transforms_treedef"), e);
   if (src.bytes() != dst.bytes())
     throw ModelError(fmt::format("copy_smem_to_gmem: {} bytes into {}", src.bytes(), dst.bytes()),
                      e.loc);
-  gpu::bulk_store(dst, src, e.loc);
-  if (e.params.value("commit_group", true)) gpu::bulk_commit_group();
+  gpu::pallas::copy_smem_to_gmem(src, dst, e.params.value("commit_group", true), e.loc);
   return {};
 }
 
@@ -92,46 +88,34 @@ std::vector<Slot> copy_smem_to_gmem(Interp& in, const Eqn& e, std::vector<Slot>&
 std::vector<Slot> wait_smem_to_gmem(Interp& in, const Eqn& e, std::vector<Slot>& a) {
   only_gpu(in, e);
   auto n = static_cast<std::uint32_t>(as_value(a.at(0), e).index());
-  if (e.params.value("wait_read_only", false))
-    gpu::bulk_wait_group_read(n, e.loc);
-  else
-    gpu::bulk_wait_group(n, e.loc);
+  gpu::pallas::wait_smem_to_gmem(n, e.params.value("wait_read_only", false), e.loc);
   return {};
 }
 
-// plgpu.barrier_wait: waits for the phase after the last one this thread
-// observed on the barrier (plgpu tracks the parity per thread and barrier).
+// plgpu.barrier_wait: the next phase this thread has not observed.
 std::vector<Slot> barrier_wait(Interp& in, const Eqn& e, std::vector<Slot>& a) {
   only_gpu(in, e);
-  gpu::Mbarrier& m = one_barrier(in, view(in, a.at(0), e, "transforms_treedef"), e);
-  std::uint32_t& parity = gpu::current_grid(e.loc).current(e.loc).parity[&m];
-  m.wait_parity(parity, e.loc);
-  parity ^= 1u;
+  gpu::pallas::barrier_wait(one_barrier(in, view(in, a.at(0), e, "transforms_treedef"), e), e.loc);
   return {};
 }
 
-// pl.core_map(plgpu.WarpMesh(axis_name)) inside a Pallas thread: the body
-// runs in the four warps of the warpgroup, each a new heddle thread of the
-// CTA ("<caller>.warp<i>", as models/gpu/pallas.hpp's warp_map). Like
-// warp_map, code after it in the caller is not ordered after the warps.
+// pl.core_map(plgpu.WarpMesh(axis_name)) inside a Pallas thread (other
+// meshes are refused at load, program.cpp): the body runs in the four warps
+// of the warpgroup, as models/gpu/pallas.hpp's warp_map runs them; code
+// after it in the caller is not ordered after the warps.
 std::vector<Slot> warp_core_map(Interp& in, const Eqn& e, std::vector<Slot>& a) {
   only_gpu(in, e);
-  const json& mesh = e.params.at("mesh");
-  if (!mesh.is_object() || mesh.value("type", "") != "WarpMesh")
-    throw ModelError("core_map inside a Mosaic GPU kernel: only plgpu.WarpMesh is supported",
-                     e.loc);
   const Jaxpr* body = &e.sub("jaxpr");
-  const gpu::ThreadInfo& me = gpu::this_thread(e.loc);
-  for (int w = 0; w < 4; ++w) {  // a warpgroup: four contiguous warps (PTX ISA §9.7.15, wgmma)
-    ThreadContext ctx = in.context();
-    ctx.warp_axis = mesh.at("axis_name").get<std::string>();
-    ctx.warp = w;
-    gpu::current_grid(e.loc).spawn_in_cta(me, me.name + ".warp" + std::to_string(w), w,
-                                          [ctx, body, a](const gpu::ThreadInfo&) {
-                                            Interp warp(ctx);
-                                            warp.eval(*body, a);
-                                          });
-  }
+  ThreadContext ctx = in.context();
+  ctx.warp_axis = e.params.at("mesh").at("axis_name").get<std::string>();
+  gpu::pallas::warp_map(
+      [ctx, body, a](int w) {
+        ThreadContext mine = ctx;
+        mine.warp = w;
+        Interp warp(mine);
+        warp.eval(*body, a);
+      },
+      e.loc);
   return {};
 }
 
@@ -153,7 +137,7 @@ const bool registered = [] {
   });
   register_primitive("commit_smem", [](Interp& in, const Eqn& e, std::vector<Slot>&) {
     only_gpu(in, e);
-    gpu::fence_proxy_async(e.loc);  // fence.proxy.async (PTX ISA §9.7.13.4)
+    gpu::pallas::commit_smem(e.loc);  // fence.proxy.async (PTX ISA §9.7.13.4)
     return std::vector<Slot>{};
   });
   return true;
@@ -165,8 +149,7 @@ std::pair<std::int64_t, std::int64_t> coordinate(const ThreadContext& c, const s
   const GpuMesh& m = c.program->gpu_mesh;
   if (name == m.thread_name) return {c.thread, m.num_threads};
   if (!c.warp_axis.empty() && name == c.warp_axis) return {c.warp, 4};
-  std::int64_t cluster_size = 1;
-  for (auto d : m.cluster) cluster_size *= d;
+  const std::int64_t cluster_size = m.cluster_ctas();
   auto pick = [&](const std::vector<std::string>& names, const std::vector<std::int64_t>& dims,
                   std::int64_t flat) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
     for (std::size_t k = dims.size(); k-- > 0;) {  // row-major: the last dimension fastest

@@ -74,6 +74,17 @@ struct GpuMesh {
   std::vector<std::string> grid_names, cluster_names;
   std::uint32_t num_threads = 1;                   // Pallas threads (warpgroups) per CTA
   std::string thread_name;                         // the thread axis ("" without one)
+  /// CTAs per cluster (the product of `cluster`).
+  std::int64_t cluster_ctas() const noexcept { return product(cluster); }
+  /// CTAs of the launch: clusters times CTAs per cluster.
+  std::int64_t ctas() const noexcept { return product(grid) * cluster_ctas(); }
+
+ private:
+  static std::int64_t product(const std::vector<std::int64_t>& v) noexcept {
+    std::int64_t n = 1;
+    for (auto d : v) n *= d;
+    return n;
+  }
 };
 
 /// The whole exported file.

@@ -96,9 +96,7 @@ void check_blocks(const Program& p) {
 // A Mosaic GPU launch: its CTAs and threads fit heddle's thread limit, and
 // every output is one of the kernel's operands.
 void check_gpu(const Program& p) {
-  std::int64_t threads = p.gpu_mesh.num_threads;
-  for (auto d : p.gpu_mesh.grid) threads *= d;
-  for (auto d : p.gpu_mesh.cluster) threads *= d;
+  const std::int64_t threads = p.gpu_mesh.num_threads * p.gpu_mesh.ctas();
   if (threads < 1 || threads > kMaxThreads)
     bad(p, fmt::format("the Mosaic GPU mesh has {} threads (CTAs times num_threads): heddle runs "
                        "1 to {} kernel threads", threads, kMaxThreads));
