@@ -43,8 +43,8 @@ void touch_object(Warp& w, const Instr& in, std::uint32_t addr, bool init) {
   region->access(off, 8, init, Proxy::generic, init ? "mbarrier.init" : "mbarrier.use", in.loc);
 }
 
-gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane) {
-  std::uint32_t addr = shared_address(w, in, a, lane);
+// The mbarrier at shared address `addr`, once its init is done.
+gpu::Mbarrier& mbarrier_at(Warp& w, const Instr& in, std::uint32_t addr) {
   gpu::Mbarrier* b = w.state.mbarrier(w.thread.cta, addr);
   if (b == nullptr)
     throw ModelError(fmt::format("`{}` uses the mbarrier at {} before mbarrier.init (or before "
@@ -53,6 +53,10 @@ gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane) {
                      in.loc);
   touch_object(w, in, addr, false);
   return *b;
+}
+
+gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane) {
+  return mbarrier_at(w, in, shared_address(w, in, a, lane));
 }
 
 // The 128-byte tensormap at address operand `a` (global, or shared for .shared::cta).
@@ -112,9 +116,10 @@ void mbarrier_op(Warp& w, const Instr& in, std::uint32_t exec) {
     return static_cast<std::uint32_t>(w.value(in.args.at(2), l, kU32)) & 1u;
   };
   if (in.op == Op::mbar_try_wait) {  // once per distinct (barrier, parity): lanes test in lockstep
-    std::set<std::pair<gpu::Mbarrier*, std::uint32_t>> waits;
-    each_lane(exec, [&](int l) { waits.insert({&mbarrier(w, in, in.args.at(1), l), parity(l)}); });
-    for (auto [b, p] : waits) b->wait_parity(p, in.loc);  // try_wait spins: it returns once it succeeds
+    std::set<std::pair<std::uint32_t, std::uint32_t>> waits;  // (barrier address, parity)
+    each_lane(exec, [&](int l) { waits.insert({shared_address(w, in, in.args.at(1), l), parity(l)}); });
+    for (auto [addr, p] : waits)  // try_wait spins: it returns once it succeeds
+      mbarrier_at(w, in, addr).wait_parity(p, in.loc);
     each_lane(exec, [&](int l) { w.set(in.args.at(0), l, 1, kPred); });
     return;
   }

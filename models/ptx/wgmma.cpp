@@ -109,8 +109,10 @@ Placed place(Warp& w, const Instr& in, const Operand& o, int rows) {
     i = j;
   }
   for (int r = 0; r < rows; ++r)
-    for (int k = 0; k < 16; ++k)
-      p.elems.push_back(w.state.resolve(Space::shared, address(o, r, 2 * k), 2, w.thread.cta, in));
+    for (int b = 0; b < 32; b += 16) {  // a 16-byte chunk holds 8 consecutive elements
+      auto [region, off] = w.state.resolve(Space::shared, address(o, r, b), 16, w.thread.cta, in);
+      for (std::size_t j = 0; j < 8; ++j) p.elems.emplace_back(region, off + 2 * j);
+    }
   return p;
 }
 
