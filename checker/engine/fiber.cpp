@@ -316,7 +316,9 @@ namespace {
 // A helper thread that interrupts a fiber step running longer than the
 // limit, on every thread that armed it (one slot each). The run loop only
 // bumps its slot's sequence number per step, so it costs no syscall.
-struct WatchSlot {
+// A cache line each: every step of a worker thread writes its own slot,
+// and slots sharing a line made two workers wait for each other.
+struct alignas(64) WatchSlot {
   std::atomic<std::uint64_t> seq{0};
   std::atomic<bool> in_step{false};
   std::atomic<bool> used{false};
