@@ -36,9 +36,8 @@ workloads=(
   "Pallas TPU all_reduce, 4 devices|pallas_tpu/all_reduce --param devices=4||65455"
 )
 
-# --jobs 2 (issue 17, item 2): set HEDDLE_JOBS2=1 once `heddle run` has
-# `--jobs N` for one kernel; the table then gets its column.
-jobs2=${HEDDLE_JOBS2:-0}
+# heddle --jobs 2 (issue 17, item 2) runs too; HEDDLE_JOBS2=0 leaves it out.
+jobs2=${HEDDLE_JOBS2:-1}
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 tmp=$(mktemp -d)

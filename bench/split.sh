@@ -12,6 +12,7 @@ rows=(
   "classic/indexer n=15"
   "cutlass/grouped_gemm_epilogue fixed=true subtiles=8"
   "pallas_tpu/all_gather devices=4"
+  "pallas_tpu/all_reduce devices=4"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -401,6 +401,9 @@ int main(int argc, char** argv) {
   run->add_option("--shard", shard,
                   "I/N: explore shard I of N of the work (dpor); 'heddle merge' puts the shards' "
                   "--summary-json files together");
+  run->add_flag("--explore-guarded", config.explore_guarded,
+                "with --shard: explore the shard's guarded work items even when none of its own "
+                "items calls for them (when 'heddle merge' asks for it)");
   run->add_option("--budget-per-kernel", args.budget_per_kernel,
                   "with --all: seconds each kernel/preset may explore (0: none)")
       ->check(seconds_at_least(0));
@@ -491,6 +494,8 @@ int main(int argc, char** argv) {
           throw UsageError(fmt::format("{} works with --all only", opt));
       if (run->count("--jobs") > 0) config.jobs = args.jobs;
       if (!shard.empty()) parse_shard(shard, config);
+      if (config.explore_guarded && shard.empty())
+        throw UsageError("--explore-guarded works with --shard only");
       return run_kernel(config, args);
     }
     if (app.got_subcommand("merge")) return merge_files(config, merge_paths, args);

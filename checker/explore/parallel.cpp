@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -33,21 +34,61 @@ struct Shared {
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> cut{SIZE_MAX};  // first entry of mine with a bug, once stopping
   std::atomic<std::uint64_t> executions{0};
-  std::mutex failed_mu;
-  std::exception_ptr failed;  // the first error a worker met (rethrown after the join)
+  std::mutex failed_mu{};
+  std::exception_ptr failed{};  // the first error a worker met (rethrown after the join)
+  // Finished entries of mine, with the guarded items each called for.
+  std::mutex done_mu{};
+  std::condition_variable done_cv{};
+  std::vector<char> finished{};                     // per entry of mine
+  std::vector<std::vector<std::uint32_t>> calls{};  // per entry of mine
+  std::vector<char> skipped{};                      // per entry of mine: guarded, not called for
 };
+
+// For the guarded entry `pos`: waits until the entries of its range are
+// finished (or cut), then says whether one called for it.
+bool called_for(Shared& sh, std::size_t pos) {
+  const dpor::Guard& guard = *sh.split.items[sh.mine[pos]].guard;
+  if (sh.config.explore_guarded) return true;
+  std::unique_lock lock(sh.done_mu);
+  bool called = false;
+  for (std::size_t q = pos; q-- > 0 && sh.mine[q] >= guard.from;) {
+    sh.done_cv.wait(lock, [&] { return sh.finished[q] || pos > sh.cut.load(); });
+    called |= guard.called_by(sh.calls[q]);
+  }
+  return called;
+}
+
+// Marks entry `pos` finished with the guarded items it called for.
+void finish(Shared& sh, std::size_t pos, std::vector<std::uint32_t> calls) {
+  {
+    std::lock_guard lock(sh.done_mu);
+    sh.calls[pos] = std::move(calls);
+    sh.finished[pos] = 1;
+  }
+  sh.done_cv.notify_all();
+}
 
 // Takes items in order and explores each, until none is left.
 void work_items(Shared& sh) {
   FaultHandlers handlers;  // this thread's signal stack
   arm_step_watchdog(sh.config.step_timeout);
   StackPool pool(sh.config.stack_bytes);
+  std::unique_ptr<Strategy> strategy;  // one per worker, restarted for each item
   for (;;) {
     const std::size_t pos = sh.next.fetch_add(1);
     if (pos >= sh.mine.size() || pos > sh.cut.load()) return;
     LoopState& st = sh.states[pos];
     st.executions = &sh.executions;
-    auto strategy = make_item_strategy(sh.split, sh.mine[pos]);
+    if (sh.split.items[sh.mine[pos]].guard && !called_for(sh, pos)) {
+      st.result.exhaustive = true;  // no race calls for it: it owns no trace
+      sh.skipped[pos] = 1;
+      finish(sh, pos, {});
+      continue;
+    }
+    if (strategy)
+      restart_item_strategy(*strategy, sh.split, sh.mine[pos]);
+    else
+      strategy = make_item_strategy(sh.split, sh.mine[pos]);
     auto stop = [&]() -> std::string {
       if (pos > sh.cut.load()) return "cut";  // an earlier item has the run's bug
       double elapsed = std::chrono::duration<double>(Clock::now() - sh.start).count();
@@ -58,7 +99,9 @@ void work_items(Shared& sh) {
       std::size_t cur = sh.cut.load();
       while (pos < cur && !sh.cut.compare_exchange_weak(cur, pos)) {
       }
+      sh.done_cv.notify_all();
     }
+    finish(sh, pos, item_calls(*strategy));
   }
 }
 
@@ -119,7 +162,9 @@ RunResult combine(const Shared& sh) {
     const RunResult& r = sh.states[pos].result;
     add(total, r);
     info.outcomes.push_back({sh.mine[pos], r.stats.executions, r.stats.buggy, r.stats.deadlocked,
-                             r.stats.max_depth, r.stats.discarded, r.bug.has_value(), r.exhaustive});
+                             r.stats.max_depth, r.stats.discarded, r.bug.has_value(), r.exhaustive,
+                             sh.calls[pos], std::nullopt});
+    if (sh.skipped[pos]) info.outcomes.back().skipped = sh.split.items[sh.mine[pos]].guard;
     all_done &= r.exhaustive;
     if (total.stopped_by.empty() && !r.exhaustive && !r.bug) total.stopped_by = r.stopped_by;
     if (r.bug && !total.bug) {
@@ -158,8 +203,11 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   StackPool pool(config.stack_bytes);
   const WorkSplit split = split_work(kernel, params, config, pool);
   std::vector<std::size_t> mine;
-  for (std::size_t k = 0; k < split.items.size(); ++k)
-    if (config.shards == 0 || k % config.shards == config.shard) mine.push_back(k);
+  if (config.shards > 0) {
+    mine = shard_items(split, config.shard, config.shards);
+  } else {
+    for (std::size_t k = 0; k < split.items.size(); ++k) mine.push_back(k);
+  }
   std::vector<LoopState> states(mine.size());
   std::mutex observer_mu;
   ExecutionObserver locked;
@@ -169,6 +217,9 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
       observer(ex, e);
     };
   Shared sh{kernel, params, config, split, mine, states, run_limits(config, start), start, locked};
+  sh.finished.assign(mine.size(), 0);
+  sh.calls.resize(mine.size());
+  sh.skipped.assign(mine.size(), 0);
   const std::uint32_t jobs = std::max<std::uint32_t>(1, config.jobs);
   std::vector<std::thread> workers;
   for (std::uint32_t j = 0; j < jobs; ++j) workers.emplace_back([&sh] { work(sh); });

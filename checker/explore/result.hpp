@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/explore/dpor/guard.hpp"
 #include "checker/explore/minimize.hpp"
 #include "checker/explore/run.hpp"
 
@@ -35,6 +36,8 @@ struct ItemOutcome {
   std::uint64_t discarded = 0;   // by a failed assume()
   bool bug = false;              // it stopped at a bug (stop at the first bug)
   bool done = false;             // every trace of the item explored
+  std::vector<std::uint32_t> calls;     // prefix positions of guarded items it called for
+  std::optional<dpor::Guard> skipped;   // guarded, and no item of this run called for it
 };
 
 /// The split a run used, with what each of its items found.

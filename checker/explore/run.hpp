@@ -39,6 +39,7 @@ struct RunConfig {
   std::uint32_t jobs = 0;             // dpor split into work items on N threads (0: no split)
   std::uint32_t shard = 0;            // with shards > 0: explore only work items k % shards == shard
   std::uint32_t shards = 0;
+  bool explore_guarded = false;       // a shard explores its guarded work items unasked
   StrategyDecorator decorate;         // when set, wraps the strategy (e.g. timeline capture)
 };
 

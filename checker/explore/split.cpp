@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <list>
 
 #include "checker/engine/errors.hpp"
 #include "checker/explore/dpor/pop_trace.hpp"
@@ -20,18 +22,47 @@ struct Node {
   std::vector<EventInfo> sample;    // the events of one continuation past the prefix
   bool leaf = false;                // the execution ended at the prefix's end
   bool chooses = false;             // the model called heddle::choose
+  bool witnessed = false;           // the sample woke every sleeping event: the item owns a trace
+  double weight = 0;                // log2 of the product of the sample's awake agents per step
+  std::size_t sample_choices = 0;   // steps with two awake agents or more, before it woke them all
+  bool rest = false;                // its node's rest (expand()): not expanded further
+  bool guarded = false;             // a rest whose sample owns no trace
 };
 
 // How far a probe's sample continuation runs past the prefix, at most.
 constexpr std::size_t kSampleSteps = 1024;
+
+// True when one of `sleep` is the pending event `x` (CAV'24's completes()
+// for a sequence of one event).
+bool sleeps(const std::vector<EventInfo>& sleep, const EventInfo& x) {
+  thread_local std::vector<EventInfo> one(1);  // (no allocation per test)
+  return std::any_of(sleep.begin(), sleep.end(), [&](const EventInfo& b) {
+    one[0] = b;
+    return dpor::completes(one, x);
+  });
+}
+
+// The sleep set after running `ran`: the events of `before` still independent of it.
+// (dpor::step on the sequence {b}: kept exactly when independent of `ran`.)
+std::vector<EventInfo> carried(const std::vector<EventInfo>& before, const EventInfo& ran) {
+  std::vector<EventInfo> out;
+  for (const EventInfo& b : before)
+    if (!dpor::dependent(ran, b)) out.push_back(b);
+  return out;
+}
 
 // Runs a prefix, records the last event as it ran and the events enabled
 // after it, then samples one continuation (round robin, bounded) whose
 // events order the node's children (expand()).
 class Probe final : public Strategy {
  public:
-  Probe(const std::vector<AgentId>& prefix, WorkSplit& split, Node& into)
-      : prefix_(prefix), split_(split), node_(into) {}
+  /// `before`: the sleep set before the prefix's last event (none for the root).
+  Probe(const std::vector<AgentId>& prefix, const std::vector<EventInfo>* before, WorkSplit& split,
+        Node& into)
+      : prefix_(prefix), before_(before), split_(split), node_(into) {
+    asleep_ = into.item.sleep;  // the root's, or a rest node's, given
+    node_.witnessed = before != nullptr ? before->empty() : asleep_.empty();
+  }
   std::string name() const override { return "dpor"; }
   bool begin_execution() override {
     split_.agents.reset();
@@ -88,32 +119,70 @@ class Probe final : public Strategy {
     if (e.has_creator) e.creator_agent = split_.agents.canon(e.creator_agent);
     node_.last = std::move(e);
     have_last_ = true;
+    if (before_ == nullptr) return;  // the sleep set was given
+    node_.item.sleep = carried(*before_, node_.last);
+    asleep_ = node_.item.sleep;
+    node_.witnessed = asleep_.empty();
   }
 
   // Round robin over the enabled agents past the prefix, so that a spinning
-  // agent does not starve the others; the sample ends after kSampleSteps.
+  // agent does not starve the others, never running a sleeping event and
+  // taking first a step that wakes one: a sample that wakes them all is a
+  // trace the item owns (node.witnessed). It ends after kSampleSteps, or
+  // when every enabled step sleeps.
   AgentId sample_pick(const Choice& c, std::size_t p) {
     if (p - prefix_.size() >= kSampleSteps) return kAbandon;
-    auto after = std::find_if(c.enabled.begin(), c.enabled.end(),
-                              [&](AgentId a) { return std::int64_t{index(a)} > last_; });
-    const AgentId a = after != c.enabled.end() ? *after : c.enabled.front();
+    const std::size_t n = c.enabled.size();
+    std::size_t start = 0;
+    while (start < n && std::int64_t{index(c.enabled[start])} <= last_) ++start;
+    if (asleep_.empty()) {  // every enabled agent is awake: plain round robin
+      node_.weight += std::log2(static_cast<double>(n));
+      const AgentId a = c.enabled[start % n];
+      last_ = index(a);
+      return a;
+    }
+    awake_.clear();  // the awake agents' pending events, in round-robin order
+    for (std::size_t k = 0; k < n; ++k) {
+      EventInfo x = split_.agents.pending_event(c, c.enabled[(start + k) % n]);
+      split_.objects.canon(x.footprint);
+      if (!sleeps(asleep_, x)) awake_.push_back(std::move(x));
+    }
+    if (awake_.empty()) return kAbandon;  // every enabled step sleeps
+    auto wakes = [&](const EventInfo& x) {
+      return std::any_of(asleep_.begin(), asleep_.end(),
+                         [&](const EventInfo& b) { return dpor::conflict(x, b); });
+    };
+    auto it = std::find_if(awake_.begin(), awake_.end(), wakes);
+    const EventInfo& picked = it != awake_.end() ? *it : awake_.front();
+    node_.weight += std::log2(static_cast<double>(awake_.size()));
+    if (!node_.witnessed) {
+      if (awake_.size() > 1) ++node_.sample_choices;
+      asleep_ = carried(asleep_, picked);
+      node_.witnessed = asleep_.empty();
+    }
+    AgentId a{};
+    split_.agents.find(picked.agent, a);
     last_ = index(a);
     return a;
   }
 
   const std::vector<AgentId>& prefix_;
+  const std::vector<EventInfo>* before_;
   WorkSplit& split_;
   Node& node_;
   std::size_t depth_ = 0;
   bool conditional_ = false;
   bool have_last_ = false;
   std::int64_t last_ = -1;  // the agent the sample ran last
+  std::vector<EventInfo> asleep_;  // the item's sleeping events the sample has not woken
+  std::vector<EventInfo> awake_;   // this step's awake pending events
 };
 
 // Runs `node`'s prefix once and fills in what its probe saw.
 void probe(const Kernel& kernel, const Params& params, const ExecutionLimits& limits,
-           StackPool& pool, WorkSplit& split, Node& node) {
-  Probe p(node.item.prefix, split, node);
+           StackPool& pool, WorkSplit& split, Node& node,
+           const std::vector<EventInfo>* before = nullptr) {
+  Probe p(node.item.prefix, before, split, node);
   p.begin_execution();
   Execution ex(limits, pool);
   run_execution(kernel, params, p, ex);
@@ -125,28 +194,16 @@ void probe(const Kernel& kernel, const Params& params, const ExecutionLimits& li
         "run it without them", kernel.name));
 }
 
-// True when one of `sleep` is the pending event `x` (CAV'24's completes()
-// for a sequence of one event).
-bool sleeps(const std::vector<EventInfo>& sleep, const EventInfo& x) {
-  return std::any_of(sleep.begin(), sleep.end(),
-                     [&](const EventInfo& b) { return dpor::completes({b}, x); });
-}
-
-// The sleep set after running `ran`: the events of `before` still independent of it.
-std::vector<EventInfo> carried(const std::vector<EventInfo>& before, const EventInfo& ran) {
-  std::vector<EventInfo> out;
-  for (const EventInfo& b : before) {
-    std::vector<EventInfo> rest{b};
-    if (dpor::step(rest, ran) == dpor::Step::kept) out.push_back(b);
+// How `n`'s sample wakes x, once x sleeps in a later sibling: 0 by a step
+// past another agent's frontier event, 1 only by another frontier event
+// (two such events, both asleep, would wait for each other), 2 not at all.
+int wake_class(const Node& n, const EventInfo& x) {
+  for (const EventInfo& e : n.sample) {
+    if (!dpor::conflict(e, x)) continue;
+    auto same = [&](const EventInfo& f) { return f.agent == e.agent && f.agent_event == e.agent_event; };
+    return std::any_of(n.frontier.begin(), n.frontier.end(), same) ? 1 : 0;
   }
-  return out;
-}
-
-// True when an event of another agent in `n`'s sample conflicts with x,
-// so that x, once asleep, may be woken there.
-bool wakeable(const Node& n, const EventInfo& x) {
-  return std::any_of(n.sample.begin(), n.sample.end(),
-                     [&](const EventInfo& e) { return dpor::conflict(e, x); });
+  return 2;
 }
 
 // The agents of `n`'s sample whose steps wake one of its sleeping events,
@@ -162,36 +219,91 @@ std::vector<AgentId> wakers(const Node& n) {
   return out;
 }
 
-// `n`'s frontier, those its sample may wake first, then the others, each in
-// agent order. Any order is exact (every trace still has one leaf); this
-// one keeps an event that nothing wakes (a read of data no one writes) out
-// of its later siblings' sleep sets, where it would leave them empty: POP
-// explores such an item's executions only to give each up (sleep-blocked).
+// `n`'s frontier by wake_class, each class in agent order. Any order is
+// exact (every trace still has one leaf); this one keeps an event that
+// nothing wakes (a read of data no one writes), or that only a sibling's
+// first step wakes, out of its later siblings' sleep sets, where it would
+// leave them empty: POP explores such an item's executions only to give
+// each up (sleep-blocked).
 std::vector<EventInfo> child_order(const Node& n) {
   std::vector<EventInfo> out = n.frontier;
-  std::stable_partition(out.begin(), out.end(), [&](const EventInfo& x) { return wakeable(n, x); });
-  return out;
+  std::vector<int> cls;
+  for (const EventInfo& x : out) cls.push_back(wake_class(n, x));
+  std::vector<std::size_t> at(out.size());
+  for (std::size_t k = 0; k < at.size(); ++k) at[k] = k;
+  std::stable_sort(at.begin(), at.end(), [&](std::size_t a, std::size_t b) { return cls[a] < cls[b]; });
+  std::vector<EventInfo> sorted;
+  for (std::size_t k : at) sorted.push_back(out[k]);
+  return sorted;
 }
 
-// The children of `n` (probed), in child_order; none when every enabled event sleeps.
+// A child whose sample could not wake its sleeping events may own no
+// trace, and cost as much as a sibling to explore: it goes to its node's
+// guarded rest instead. It is kept when no step of its sample had a choice
+// (one awake agent at a time): then its region is a handful of executions.
+bool costly(const Node& child) { return !child.witnessed && child.sample_choices > 0; }
+
+// The children of `n` (probed), in child_order; none when every enabled
+// event sleeps. Costly children are left out, and a last child, the rest,
+// holds what they would have: `n`'s traces that no kept child's event can
+// start. Unless its sample owns a trace, the rest is guarded: explored only
+// when a race calls for it (dpor::Guard).
 std::vector<Node> expand(const Kernel& kernel, const Params& params, const ExecutionLimits& limits,
                          StackPool& pool, WorkSplit& split, const Node& n) {
   std::vector<Node> children;
-  std::vector<EventInfo> sleep = n.item.sleep;  // grows with each explored sibling
+  std::vector<EventInfo> sleep = n.item.sleep;  // grows with each kept sibling
+  bool left_out = false;
   for (const EventInfo& x : child_order(n)) {
     if (sleeps(sleep, x)) continue;
     Node child;
     child.item.prefix = n.item.prefix;
     child.item.prefix.push_back(x.agent);
-    probe(kernel, params, limits, pool, split, child);
-    child.item.sleep = carried(sleep, child.last);
+    probe(kernel, params, limits, pool, split, child, &sleep);
+    if (costly(child)) {
+      left_out = true;
+      continue;
+    }
     sleep.push_back(child.last);
     children.push_back(std::move(child));
   }
+  if (!left_out) return children;
+  Node rest;
+  rest.item.prefix = n.item.prefix;
+  rest.item.sleep = std::move(sleep);
+  rest.rest = true;
+  probe(kernel, params, limits, pool, split, rest);
+  rest.guarded = !rest.witnessed;
+  children.push_back(std::move(rest));
   return children;
 }
 
-// FNV-1a over the items' prefixes, sleep events and wakers.
+// The expandable node of `nodes` whose sample branched most (heaviest
+// first, then shallowest, then first), or nodes.end() when none is left.
+std::list<Node>::iterator heaviest(std::list<Node>& nodes) {
+  auto best = nodes.end();
+  auto key = [](const Node& n) { return std::pair(-n.weight, n.item.prefix.size()); };
+  for (auto it = nodes.begin(); it != nodes.end(); ++it)
+    if (!it->leaf && !it->rest && (best == nodes.end() || key(*it) < key(*best))) best = it;
+  return best;
+}
+
+// Each guarded item's guard: its range is the items before it in its
+// node's subtree (their prefixes extend its own; items are in tree order).
+void set_guards(const std::vector<bool>& guarded, std::vector<WorkItem>& items) {
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (!guarded[k]) continue;
+    const auto& p = items[k].prefix;
+    std::size_t j = k;
+    while (j > 0 && items[j - 1].prefix.size() > p.size() &&
+           std::equal(p.begin(), p.end(), items[j - 1].prefix.begin()))
+      --j;
+    const auto at = static_cast<std::uint32_t>(p.size());
+    items[k].guard = dpor::Guard{j, at};
+    for (std::size_t i = j; i < k; ++i) items[i].watches.push_back({at, items[k].sleep});
+  }
+}
+
+// FNV-1a over the items' prefixes, sleep events, wakers and guards.
 std::uint64_t fingerprint(const std::vector<WorkItem>& items) {
   std::uint64_t h = 14695981039346656037ull;
   auto mix = [&h](std::uint64_t v) {
@@ -203,6 +315,8 @@ std::uint64_t fingerprint(const std::vector<WorkItem>& items) {
     mix(it.sleep.size());
     for (const auto& e : it.sleep) mix((std::uint64_t{index(e.agent)} << 32) | e.agent_event);
     for (AgentId a : it.wakers) mix(index(a));
+    mix(it.guard ? it.guard->from + 1 : 0);
+    mix(it.watches.size());
   }
   return h;
 }
@@ -212,29 +326,44 @@ WorkSplit split_work(const Kernel& kernel, const Params& params, const RunConfig
                      StackPool& pool, std::size_t target) {
   WorkSplit split;
   ExecutionLimits limits{config.max_steps, config.step_timeout, false};
-  std::vector<Node> level(1);
-  probe(kernel, params, limits, pool, split, level[0]);
-  // Level by level, so that the cut depends on the model only.
-  while (level.size() < target) {
-    bool grew = false;
-    std::vector<Node> next;
-    for (Node& n : level) {
-      if (n.leaf) {
-        next.push_back(std::move(n));
-        continue;
-      }
-      grew = true;
-      for (Node& c : expand(kernel, params, limits, pool, split, n)) next.push_back(std::move(c));
-    }
-    level = std::move(next);
-    if (!grew) break;
+  std::list<Node> nodes(1);
+  probe(kernel, params, limits, pool, split, nodes.front());
+  // The heaviest node first, so that the items come out of similar sizes;
+  // the cut depends on the model only, and stops at `target` items or
+  // kSplitProbes probes.
+  while (nodes.size() < target && split.probes < kSplitProbesPerItem * target) {
+    const auto best = heaviest(nodes);
+    if (best == nodes.end()) break;
+    std::vector<Node> children = expand(kernel, params, limits, pool, split, *best);
+    for (Node& c : children) nodes.insert(best, std::move(c));
+    nodes.erase(best);
   }
-  for (Node& n : level) {
+  std::vector<bool> guarded;
+  for (Node& n : nodes) {
     n.item.wakers = wakers(n);
+    n.item.weight = n.weight;
+    guarded.push_back(n.guarded);
     split.items.push_back(std::move(n.item));
   }
+  set_guards(guarded, split.items);
   split.fingerprint = fingerprint(split.items);
   return split;
+}
+
+std::vector<std::size_t> shard_items(const WorkSplit& split, std::uint32_t shard,
+                                     std::uint32_t shards) {
+  std::vector<std::size_t> by_weight(split.items.size());
+  for (std::size_t k = 0; k < by_weight.size(); ++k) by_weight[k] = k;
+  std::stable_sort(by_weight.begin(), by_weight.end(), [&](std::size_t a, std::size_t b) {
+    return split.items[a].weight > split.items[b].weight;
+  });
+  std::vector<std::size_t> mine;
+  for (std::size_t r = 0; r < by_weight.size(); ++r) {
+    const std::size_t lap = r / shards, seat = r % shards;
+    if ((lap % 2 == 0 ? seat : shards - 1 - seat) == shard) mine.push_back(by_weight[r]);
+  }
+  std::sort(mine.begin(), mine.end());
+  return mine;
 }
 
 }  // namespace heddle

@@ -2,12 +2,21 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "checker/engine/bounded_read.hpp"
 #include "checker/engine/errors.hpp"
 
 namespace heddle {
+
+namespace {
+// A skipped guarded item's guard, or null.
+nlohmann::json guard_json(const std::optional<dpor::Guard>& g) {
+  if (!g) return nullptr;
+  return {{"from", g->from}, {"at", g->at}};
+}
+}  // namespace
 
 nlohmann::json split_json(const SplitInfo& split, const RunResult& r) {
   nlohmann::json j;
@@ -18,9 +27,9 @@ nlohmann::json split_json(const SplitInfo& split, const RunResult& r) {
   j["probes"] = split.probes;
   nlohmann::json outcomes = nlohmann::json::array();
   for (const auto& o : split.outcomes)
-    outcomes.push_back(
-        {o.item, o.executions, o.buggy, o.deadlocked, o.max_depth, o.discarded, o.bug, o.done});
-  // [item, executions, buggy, deadlocked, max_depth, discarded, bug, done]
+    outcomes.push_back({o.item, o.executions, o.buggy, o.deadlocked, o.max_depth, o.discarded,
+                        o.bug, o.done, o.calls, guard_json(o.skipped)});
+  // [item, executions, buggy, deadlocked, max_depth, discarded, bug, done, calls, skipped]
   j["outcomes"] = outcomes;
   j["bug_item"] = split.bug_item ? nlohmann::json(*split.bug_item) : nlohmann::json();
   j["schedule"] = r.schedule ? nlohmann::json(write_schedule(*r.schedule)) : nlohmann::json();
@@ -95,16 +104,56 @@ std::uint64_t number(const nlohmann::json& j, const char* key, const std::string
   return j[key].get<std::uint64_t>();
 }
 
+// The positions an outcome's races called for: sorted small numbers.
+std::vector<std::uint32_t> read_calls(const nlohmann::json& row, const std::string& file) {
+  if (!row.is_array()) bad(file, "an outcome's calls are not an array");
+  std::vector<std::uint32_t> out;
+  for (const auto& v : row) {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > UINT32_MAX)
+      bad(file, "an outcome's calls hold a value that is not a prefix position");
+    out.push_back(v.get<std::uint32_t>());
+  }
+  if (!std::is_sorted(out.begin(), out.end())) bad(file, "an outcome's calls are not sorted");
+  return out;
+}
+
+// A skipped guarded item's guard, or none for null.
+std::optional<dpor::Guard> read_guard(const nlohmann::json& j, const std::string& file) {
+  if (j.is_null()) return std::nullopt;
+  if (!j.is_object() || !j.contains("from") || !j["from"].is_number_unsigned() ||
+      !j.contains("at") || !j["at"].is_number_unsigned() || j["at"].get<std::uint64_t>() > UINT32_MAX)
+    bad(file, "an outcome's guard is malformed");
+  return dpor::Guard{j["from"].get<std::uint64_t>(), j["at"].get<std::uint32_t>()};
+}
+
 // One item's outcome from its JSON row.
 ItemOutcome outcome(const nlohmann::json& row, const std::string& file) {
-  if (!row.is_array() || row.size() != 8) bad(file, "an outcome is not a row of 8 values");
+  if (!row.is_array() || row.size() != 10) bad(file, "an outcome is not a row of 10 values");
   for (std::size_t k = 0; k < 6; ++k)
     if (!row[k].is_number_unsigned()) bad(file, "an outcome holds a value that is not a count");
   if (!row[6].is_boolean() || !row[7].is_boolean()) bad(file, "an outcome's flags are not true/false");
   return {row[0].get<std::uint64_t>(), row[1].get<std::uint64_t>(), row[2].get<std::uint64_t>(),
           row[3].get<std::uint64_t>(),
           static_cast<std::uint32_t>(std::min<std::uint64_t>(row[4].get<std::uint64_t>(), UINT32_MAX)),
-          row[5].get<std::uint64_t>(), row[6].get<bool>(), row[7].get<bool>()};
+          row[5].get<std::uint64_t>(), row[6].get<bool>(), row[7].get<bool>(),
+          read_calls(row[8], file), read_guard(row[9], file)};
+}
+
+// The guarded items that a shard skipped although another shard's item
+// calls for them, as "item K (shard S/N)".
+std::vector<std::string> needed_guarded(const std::map<std::uint64_t, ItemOutcome>& all,
+                                        const std::map<std::uint64_t, std::uint64_t>& shard_of,
+                                        std::uint64_t shards) {
+  std::vector<std::string> out;
+  for (const auto& [k, o] : all) {
+    if (!o.skipped) continue;
+    for (auto it = all.lower_bound(o.skipped->from); it != all.end() && it->first < k; ++it)
+      if (o.skipped->called_by(it->second.calls)) {
+        out.push_back(fmt::format("item {} (shard {}/{})", k, shard_of.at(k), shards));
+        break;
+      }
+  }
+  return out;
 }
 
 // The header every shard of one run shares.
@@ -143,6 +192,7 @@ MergedRun merge_summaries(const std::vector<std::string>& files) {
   m.params = sums[0]["params"].get<std::map<std::string, std::string>>();
   m.strategy = sums[0].value("strategy", "dpor");
   std::map<std::uint64_t, ItemOutcome> all;
+  std::map<std::uint64_t, std::uint64_t> shard_of;  // item -> shard
   std::optional<std::uint64_t> bug_item;
   std::size_t bug_file = 0;
   for (std::size_t f = 0; f < sums.size(); ++f) {
@@ -150,9 +200,9 @@ MergedRun merge_summaries(const std::vector<std::string>& files) {
     if (!s.contains("outcomes") || !s["outcomes"].is_array()) bad(files[f], "no \"outcomes\" array");
     for (const auto& row : s["outcomes"]) {
       ItemOutcome o = outcome(row, files[f]);
-      if (o.item >= items || o.item % shards != number(s, "shard", files[f]))
-        bad(files[f], fmt::format("item {} is not one of this shard's", o.item));
+      if (o.item >= items) bad(files[f], fmt::format("item {} is not one of the split's", o.item));
       if (!all.emplace(o.item, o).second) bad(files[f], fmt::format("item {} is listed twice", o.item));
+      shard_of[o.item] = number(s, "shard", files[f]);
     }
     if (s.contains("bug_item") && !s["bug_item"].is_null()) {
       const std::uint64_t b = number(s, "bug_item", files[f], items - 1);
@@ -181,6 +231,13 @@ MergedRun merge_summaries(const std::vector<std::string>& files) {
         r.notes.push_back(n.get<std::string>());
   }
   r.notes.push_back(fmt::format("merged from {} shards", shards));
+  const std::vector<std::string> needed = needed_guarded(all, shard_of, shards);
+  for (const auto& n : needed)
+    r.notes.push_back(fmt::format(
+        "guarded work {} was skipped, but another shard's race calls for it: run that shard "
+        "again with --explore-guarded and merge again",
+        n));
+  complete &= needed.empty();
   r.exhaustive = !bug_item && complete;
   if (bug_item) {
     r.stopped_by = "first bug";
@@ -196,7 +253,7 @@ MergedRun merge_summaries(const std::vector<std::string>& files) {
   } else if (!complete) {
     for (const auto& j : sums)
       if (r.stopped_by.empty()) r.stopped_by = j.value("stopped_by", "");
-    if (r.stopped_by.empty()) r.stopped_by = "incomplete shard";
+    if (r.stopped_by.empty()) r.stopped_by = needed.empty() ? "incomplete shard" : "guarded items";
   }
   return m;
 }

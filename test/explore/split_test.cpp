@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <fstream>
 #include <set>
 
 #include "test/support/harness.hpp"
@@ -29,22 +31,47 @@ std::string steps_of(const RunResult& r) {
   return out;
 }
 
-// Runs every shard of `shards` in-process and sums their outcomes as merge does.
+// Runs every shard of `shards` in-process and sums their outcomes as merge
+// does; a shard that skipped a guarded item another shard's race calls for
+// runs again with explore_guarded (what merge asks for), until none does.
 std::uint64_t sharded_executions(const std::string& kernel, const KernelParams& p, std::uint32_t shards,
                                  RunConfig base) {
-  std::uint64_t total = 0;
-  for (std::uint32_t s = 0; s < shards; ++s) {
+  std::map<std::uint64_t, ItemOutcome> all;
+  std::map<std::uint64_t, std::uint32_t> shard_of;
+  auto run_shard = [&](std::uint32_t s, bool guarded) {
     base.shard = s;
     base.shards = shards;
     base.jobs = 1;
+    base.explore_guarded = guarded;
     RunResult r = test::run(kernel, p, base);
     REQUIRE(r.split);
     for (const auto& o : r.split->outcomes) {
-      CHECK(o.item % shards == s);
       CHECK(o.done);
-      total += o.executions;
+      CHECK((!guarded || !o.skipped));
+      all[o.item] = o;
+      shard_of[o.item] = s;
     }
-  }
+    return r.split->items;
+  };
+  std::uint64_t items = 0;
+  for (std::uint32_t s = 0; s < shards; ++s) items = run_shard(s, false);
+  CHECK(all.size() == items);  // every item in exactly one shard
+  // A guarded item explored on a second pass may call for another: repeat
+  // as a user repeats merge.
+  std::set<std::uint32_t> again, done;
+  do {
+    again.clear();
+    for (const auto& [k, o] : all)
+      if (o.skipped)
+        for (auto it = all.lower_bound(o.skipped->from); it != all.end() && it->first < k; ++it)
+          if (o.skipped->called_by(it->second.calls) && !done.count(shard_of[k])) again.insert(shard_of[k]);
+    for (std::uint32_t s : again) {
+      run_shard(s, true);
+      done.insert(s);
+    }
+  } while (!again.empty());
+  std::uint64_t total = 0;
+  for (const auto& [k, o] : all) total += o.executions;
   return total;
 }
 
@@ -105,22 +132,55 @@ TEST_CASE("split: the same final states and verdicts as dfs on random models", "
 }
 
 TEST_CASE("split: items give few executions up as covered by an earlier item", "[split]") {
-  // Sleep-blocked executions summed over all items. With the children in
-  // agent order, lastzero's reads of a[0] (never written) slept in their
-  // later siblings, leaving them empty: 3,038 given up for 704 executions
-  // at n=8, 9,987 for 3,328 at n=10 (bench/RESULTS.md, session 6).
-  for (const char* n : {"8", "10"}) {
+  // Sleep-blocked executions summed over all items. With every enabled
+  // event a child (session 6), lastzero's empty items gave up 559 for 704
+  // executions at n=8 and 90,260 for 147,456 at n=15; children whose
+  // sample cannot wake their sleepers now go to a guarded rest instead
+  // (bench/RESULTS.md, session 9).
+  for (const char* n : {"8", "10", "12"}) {
     INFO("lastzero " << n);
     RunConfig c = split_config(1);
     c.stop_at_first_bug = false;
     RunResult r = test::run("classic/lastzero", {{"n", n}}, c);
     REQUIRE(r.exhaustive);
-    CHECK(r.stats.sleep_blocked <= r.stats.executions);
+    CHECK(r.stats.sleep_blocked * 5 <= r.stats.executions);
   }
   for (const auto& [kernel, p] : kClassic) {  // no worse than agent order where it had none
     if (kernel != "classic/readers" && kernel != "classic/casrot") continue;
     INFO(kernel);
     CHECK(test::run(kernel, p, split_config(1)).stats.sleep_blocked == 0);
+  }
+  // A TPU ring: every device's first step is independent of the others',
+  // so the root's rest is guarded, and no race calls for it.
+  RunResult r = test::run("pallas_tpu/all_reduce", {{"devices", "3"}}, split_config(1));
+  REQUIRE(r.split);
+  CHECK(r.stats.sleep_blocked == 0);
+  CHECK(std::any_of(r.split->outcomes.begin(), r.split->outcomes.end(),
+                    [](const ItemOutcome& o) { return o.skipped && o.skipped->at == 0; }));
+}
+
+TEST_CASE("split: guarded items hold the traces a race calls them for", "[split]") {
+  // Random models whose split loses traces when guarded items are never
+  // explored (found by a scan of 3,000 seeds with that mutation); two of
+  // them also lost one when a work item's sleep-blocked execution did not
+  // race its pending operations. --jobs 1 and 3 shards (with merge's
+  // second pass) must count what a plain run counts.
+  for (int seed : {433, 733, 860, 936, 1117, 1280, 1340, 1693, 1854, 2097, 2112, 2167, 2533,
+                   2575, 2756, 2966}) {
+    KernelParams p = {{"seed", std::to_string(seed)},
+                      {"threads", std::to_string(3 + seed % 2)},
+                      {"budget", std::to_string(6 + seed % 7)},
+                      {"mix", std::to_string(seed % 4)}};
+    INFO("seed " << seed);
+    RunConfig seq;
+    seq.stop_at_first_bug = false;
+    const RunResult one = test::run("test/random", p, seq);
+    RunConfig c = split_config(1);
+    c.stop_at_first_bug = false;
+    const RunResult r = test::run("test/random", p, c);
+    CHECK(r.exhaustive);
+    CHECK(r.stats.executions == one.stats.executions);
+    CHECK(sharded_executions("test/random", p, 3, seq) == one.stats.executions);
   }
 }
 
@@ -191,6 +251,38 @@ TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
     CHECK(replayed.code == 1);
     CHECK(replayed.err.find("warning") == std::string::npos);
   }
+  SECTION("a guarded item another shard calls for: merge names the shard to run again") {
+    std::string files = shards("classic/lastzero --param n=8", 3);
+    // Make an item of shard 1 call for a guarded item that shard 0 skipped.
+    auto s0 = nlohmann::json::parse(test::slurp(dir + "/s0.json"));
+    auto s1 = nlohmann::json::parse(test::slurp(dir + "/s1.json"));
+    nlohmann::json guard;
+    std::uint64_t guarded = 0;
+    for (const auto& row : s0["split"]["outcomes"])
+      if (!row[9].is_null() && row[9]["from"] < row[0]) guard = row[9], guarded = row[0];
+    REQUIRE(guard.is_object());
+    bool edited = false;
+    for (auto& row : s1["split"]["outcomes"])
+      if (!edited && row[0] >= guard["from"] && row[0] < guarded) {
+        row[8] = nlohmann::json::array({guard["at"]});
+        edited = true;
+      }
+    REQUIRE(edited);
+    std::ofstream(dir + "/s1.json") << s1.dump();
+    auto asked = test::cli("merge" + files + " --require-exhaustive");
+    CHECK(asked.code == 1);
+    CHECK_THAT(asked.out + asked.err, Catch::Contains("shard 0/3") && Catch::Contains("--explore-guarded"));
+    auto again = test::cli(fmt::format("run -q classic/lastzero --param n=8 --shard 0/3 --explore-guarded "
+                                       "--summary-json {}/s0.json", dir));
+    CHECK(again.code == 0);
+    auto merged = test::cli("merge" + files + " --require-exhaustive --summary-json " + dir + "/m.json");
+    INFO(merged.out << merged.err);
+    CHECK(merged.code == 0);
+    // (N+3) 2^(N-2) traces (POPL 2014), as a plain run counts.
+    CHECK(nlohmann::json::parse(test::slurp(dir + "/m.json"))["executions"] == 704);
+    auto alone = test::cli("run -q classic/lastzero --explore-guarded");
+    CHECK(alone.code == 2);
+  }
   SECTION("bad input: a missing shard, a shard twice, another run's shard, not a summary") {
     std::string files = shards("classic/lastzero --param n=5", 3);
     auto missing = test::cli(fmt::format("merge {}/s0.json {}/s1.json", dir, dir));
@@ -244,3 +336,4 @@ TEST_CASE("--keep-going reports every distinct bug, each minimized, and says it 
     CHECK(text.find("stopped at the first bug") == std::string::npos);
   }
 }
+

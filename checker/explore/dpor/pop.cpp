@@ -7,28 +7,19 @@
 
 namespace heddle::dpor {
 
-void PopDpor::start_at(std::vector<AgentId> prefix, std::vector<EventInfo> sleep,
-                       std::vector<AgentId> wakers, const CanonicalAgents& agents,
-                       const CanonicalObjects& objects) {
-  if (started_) throw std::logic_error("[heddle bug] pop: start_at after the exploration began");
-  agents_ = agents;
-  objects_ = objects;
-  prefix_ = prefix.size();
-  plan_ = std::move(prefix);
-  branch_ = prefix_;  // the root execution replays the prefix, then runs free
-  following_ = false;
-  root_sleep_.clear();
-  wakers_ = std::move(wakers);
-  for (auto& e : sleep) root_sleep_.push_back(std::make_shared<const Seq>(Seq{std::move(e)}));
-}
-
 bool PopDpor::begin() {
   if (done_) return false;
   if (!started_) {  // the first execution: the root frame, no schedule
     started_ = true;
-    frames_.resize(1);
+    if (frames_.empty()) frames_.emplace_back();  // (a reset() exploration keeps the rest)
     top_ = 1;
-    frames_[0].own_from = prefix_;  // the prefix has no slots: nothing branches there
+    Frame& root = frames_[0];
+    root.own_from = prefix_;  // the prefix has no slots: nothing branches there
+    root.own.clear();
+    root.races.clear();
+    root.trace.clear();
+    root.flags.clear();
+    root.bytes = 0;
   }
   depth_ = 0;
   agents_.reset();
@@ -54,6 +45,11 @@ std::size_t PopDpor::owner(std::size_t p) const {
   throw std::logic_error("[heddle bug] pop: no frame owns a position");
 }
 
+const std::vector<PopDpor::SeqRef>& PopDpor::seqs(const Slot& s) {
+  static const std::vector<SeqRef> none;
+  return s.sleep ? *s.sleep : none;
+}
+
 PopDpor::Slot& PopDpor::slot(std::size_t p) {
   Frame& fr = frames_[owner(p)];
   return fr.own[p - fr.own_from];
@@ -75,10 +71,10 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
     throw std::logic_error("[heddle bug] pop: positions of an execution recorded out of order");
   f.own.emplace_back();
   Slot& s = f.own.back();
+  std::size_t b = sizeof(Slot);
   if (p == prefix_) {  // the root's first free position: start_at's sleep set
-    s.sleep = root_sleep_;
-    std::size_t b = sizeof(Slot);
-    for (const auto& q : s.sleep) b += seq_bytes(*q);
+    s.sleep = root_slot_sleep_;
+    for (const auto& q : seqs(s)) b += seq_bytes(*q);
     account(top_ - 1, b);
     return s;
   }
@@ -86,6 +82,16 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
   // this execution's, advanced over the event p-1 ran.
   const Slot& prev = slot(p - 1);
   const EventInfo x = info_at(trace, p - 1);
+  auto untouched = [&](const SeqRef& q) {
+    return std::none_of(q->begin(), q->end(), [&](const EventInfo& y) { return dependent(x, y); });
+  };
+  if (prev.cur == 0 && std::all_of(seqs(prev).begin(), seqs(prev).end(), untouched)) {
+    s.sleep = prev.sleep;  // the common case: x leaves them all as they were
+    for (const auto& q : seqs(s)) b += seq_bytes(*q);
+    account(top_ - 1, b);
+    return s;
+  }
+  std::vector<SeqRef> kept;
   // A sequence x does not touch is kept as it is, shared with the slot
   // before (most are: carrying them must not copy).
   auto carry = [&](const Seq& seq, const SeqRef* shared) {
@@ -93,32 +99,24 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
     if (std::none_of(seq.begin(), seq.end(), mine)) {
       auto wakes = [&](const EventInfo& y) { return dependent(x, y); };
       if (std::any_of(seq.begin(), seq.end(), wakes)) return;  // dropped
-      s.sleep.push_back(shared ? *shared : std::make_shared<const Seq>(seq));
+      kept.push_back(shared ? *shared : std::make_shared<const Seq>(seq));
       return;
     }
     Seq rest;  // filled only when the sequence is kept
     switch (step(seq, x, rest)) {
-      case Step::kept: s.sleep.push_back(std::make_shared<const Seq>(std::move(rest))); break;
+      case Step::kept: kept.push_back(std::make_shared<const Seq>(std::move(rest))); break;
       case Step::dropped: break;
       case Step::completed:  // an explored branch covers this execution
         if (blocked_at_ == SIZE_MAX) blocked_at_ = p - 1;
         break;
     }
   };
-  for (const auto& seq : prev.sleep) carry(*seq, &seq);
+  for (const auto& seq : seqs(prev)) carry(*seq, &seq);
   for (std::uint32_t t = 0; t < prev.cur; ++t) carry(prev.started[t], nullptr);
-  std::size_t b = sizeof(Slot);
-  for (const auto& q : s.sleep) b += seq_bytes(*q);
+  for (const auto& q : kept) b += seq_bytes(*q);
+  if (!kept.empty()) s.sleep = std::make_shared<const std::vector<SeqRef>>(std::move(kept));
   account(top_ - 1, b);
   return s;
-}
-
-bool PopDpor::root_asleep(const Slot& s) const {
-  // Root sequences are single events, carried unchanged, so still shared.
-  return std::any_of(s.sleep.begin(), s.sleep.end(), [&](const SeqRef& q) {
-    return std::any_of(root_sleep_.begin(), root_sleep_.end(),
-                       [&](const SeqRef& r) { return r.get() == q.get(); });
-  });
 }
 
 AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
@@ -132,7 +130,7 @@ AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
     const EventInfo x = pending(c, a);
     auto done = [&](const Seq& seq) { return completes(seq, x); };
     auto sleeping = [&](const SeqRef& q) { return done(*q); };
-    return std::none_of(s.sleep.begin(), s.sleep.end(), sleeping) &&
+    return std::none_of(seqs(s).begin(), seqs(s).end(), sleeping) &&
            std::none_of(s.started.begin(), s.started.end(), done);
   };
   if (!wakers_.empty() && root_asleep(s))
@@ -288,10 +286,12 @@ void PopDpor::record_frame(const Execution& ex) {
   t.enabled_at.assign(enabled_at_.begin(), enabled_at_.end());
   t.enabled_at.push_back(static_cast<std::uint32_t>(enabled_.size()));
   const bool blocked = blocked_at_ != SIZE_MAX;
-  if (blocked)
-    ++stats_.sleep_blocked;
-  else
-    collect_pending(ex, t);
+  if (blocked) ++stats_.sleep_blocked;
+  // The operations pending where it stopped race too, also where every
+  // enabled step slept (a work item's): a blocked operation there may need
+  // a reversal to run at all (without, split runs lost traces).
+  const bool pending = !blocked || blocked_at_ >= n;
+  if (pending) collect_pending(ex, t);
   finder_.compute_clocks(t, top_ > 1 ? &frames_[top_ - 2].trace : nullptr,
                          top_ > 1 ? branch_ : 0);
   mark_schedule(top());
@@ -300,7 +300,8 @@ void PopDpor::record_frame(const Execution& ex) {
   // Parsimony (i): a race whose later event ran before the end of the
   // schedule is one of an earlier execution, which reverses it.
   const std::size_t fresh = followed_to_ > branch_ ? followed_to_ - 1 : branch_;
-  finder_.find_races(t, fresh, std::min(n, blocked_at_), !blocked, races);
+  finder_.find_races(t, fresh, std::min(n, blocked_at_), pending, races);
+  if (top_ == 1) watch_prefix(top());
   keep_parsimonious(top());
   stats_.races += races.size();
   account(top_ - 1, sizeof(Frame) + t.bytes() + races.size() * sizeof(Race) + top().flags.size());
@@ -336,6 +337,7 @@ void PopDpor::keep_parsimonious(Frame& f) {
     if (f.flags[p] & kHead) heads_.push_back(p);
   const FinishedTrace& t = f.trace;
   auto reversed_elsewhere = [&](const Race& r) {
+    if (r.i < prefix_) note_prefix_race(f, r);
     if (f.flags[r.i] & kSchedule) return true;
     for (std::size_t h : heads_)
       if (h > r.i && h < r.j && !t.happens_before(h, r.j)) return true;
@@ -392,7 +394,7 @@ bool PopDpor::schedule(Frame& f, const Race& r) {
   // not every trace its first event can start.
   Slot& s = slot(r.i);
   auto redundant = [&](const Seq& seq) { return completed_by(seq, v_); };
-  if (std::any_of(s.sleep.begin(), s.sleep.end(), [&](const SeqRef& q) { return redundant(*q); }) ||
+  if (std::any_of(seqs(s).begin(), seqs(s).end(), [&](const SeqRef& q) { return redundant(*q); }) ||
       std::any_of(s.started.begin(), s.started.end(), redundant))
     return false;
   Seq branch;

@@ -85,6 +85,9 @@ class PopDpor {
   void start_at(std::vector<AgentId> prefix, std::vector<EventInfo> sleep,
                 std::vector<AgentId> wakers, const CanonicalAgents& agents,
                 const CanonicalObjects& objects);
+  /// Forgets the exploration, to start another one (start_at) on the
+  /// storage this one grew: work items run one after another.
+  void reset();
   /// Prepares the next execution; false when every trace has been explored.
   bool begin();
   /// The agent to run at the step described by `c`.
@@ -99,6 +102,11 @@ class PopDpor {
   }
   /// True once begin() has returned false.
   bool done() const noexcept { return done_; }
+  /// Watches position `at` of start_at's prefix for a guarded work item
+  /// whose sleep set is `asleep` (dpor::Guard). Call before begin().
+  void watch(std::uint32_t at, std::vector<EventInfo> asleep);
+  /// The watched positions a race has called for (sorted, each once).
+  const std::vector<std::uint32_t>& calls() const noexcept { return calls_; }
 
  private:
   // The choices made at one position (a prefix) of the executions on the
@@ -107,8 +115,11 @@ class PopDpor {
   // is a schedule of one event; the running execution's is at `cur`).
   using Seq = std::vector<EventInfo>;
   using SeqRef = std::shared_ptr<const Seq>;  // shared by the slots it is carried through
+  // A slot's sleep sequences, shared with the slot before when the event
+  // between them left them all as they were (null: none).
+  using Sleep = std::shared_ptr<const std::vector<SeqRef>>;
   struct Slot {
-    std::vector<SeqRef> sleep;  // unmatched parts of explored schedules
+    Sleep sleep;               // unmatched parts of explored schedules
     std::vector<Seq> started;  // schedules started here, oldest first
     std::uint32_t cur = 0;
   };
@@ -135,6 +146,8 @@ class PopDpor {
   static std::size_t seq_bytes(const Seq& q);
   /// The slot of position p of the top frame's execution.
   Slot& slot(std::size_t p);
+  /// The sleep sequences of `s`.
+  static const std::vector<SeqRef>& seqs(const Slot& s);
   /// Creates the slot of a fresh position p of the running execution.
   Slot& fresh_slot(std::size_t p, const std::vector<Event>& trace);
   /// True when one of start_at's sleeping events still sleeps in `s`.
@@ -152,6 +165,11 @@ class PopDpor {
   void mark_schedule(Frame& f);
   /// Drops the races that parsimony leaves to another execution.
   void keep_parsimonious(Frame& f);
+  /// Calls for the guarded item watching race r's earlier event (in the
+  /// prefix) when no event asleep there is a weak initial of its reversal.
+  void note_prefix_race(const Frame& f, const Race& r);
+  /// note_prefix_race for the races within start_at's prefix (root frame `f`).
+  void watch_prefix(const Frame& f);
   /// Appends the operations still pending at the end (deadlock, limits).
   void collect_pending(const Execution& ex, FinishedTrace& t);
   /// The operation agent `a` has pending at `c`, agents and objects named
@@ -175,6 +193,14 @@ class PopDpor {
   std::size_t branch_ = 0;
   std::size_t prefix_ = 0;            // start_at's prefix: replayed, never reversed
   std::vector<SeqRef> root_sleep_;    // start_at's sleep, at position prefix_
+  Sleep root_slot_sleep_;             // ... as its slot holds it
+  struct Watch {
+    std::uint32_t at;
+    std::vector<EventInfo> asleep;
+  };
+  std::vector<Watch> watches_;        // watch()'s, by position
+  std::vector<std::uint32_t> calls_;  // watched positions called for
+  std::vector<Race> scratch_races_;   // watch_prefix's
   std::vector<AgentId> wakers_;       // start_at's wakers (canonical ids)
   bool following_ = false;
   std::size_t depth_ = 0;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 
 #include "checker/explore/dpor/data_choices.hpp"
 #include "checker/explore/dpor/pop.hpp"
@@ -24,9 +25,12 @@ class Pop final : public Strategy {
  public:
   Pop() = default;
   /// Explores one work item of `split` only.
-  Pop(const WorkSplit& split, std::size_t k) : item_(true) {
-    const WorkItem& it = split.items[k];
+  Pop(const WorkSplit& split, const WorkItem& it) : item_(true) { start(split, it); }
+  /// Explores work item `it` next, on the storage of the last one.
+  void start(const WorkSplit& split, const WorkItem& it) {
+    core_->reset();
     core_->start_at(it.prefix, it.sleep, it.wakers, split.agents, split.objects);
+    for (const auto& w : it.watches) core_->watch(w.at, w.asleep);
   }
   std::string name() const override { return "dpor"; }
   bool begin_execution() override {
@@ -48,6 +52,7 @@ class Pop final : public Strategy {
                           n);
   }
   void end_execution(const Execution& ex) override { core_->end(ex); }
+  const std::vector<std::uint32_t>& calls() const { return core_->calls(); }
   bool exhaustive() const override { return core_->done(); }
   StrategyStats stats() const override {
     return {sleep_blocked_ + core_->stats().sleep_blocked,
@@ -78,7 +83,23 @@ class Pop final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_item_strategy(const WorkSplit& split, std::size_t k) {
-  return std::make_unique<Pop>(split, k);
+  return std::make_unique<Pop>(split, split.items[k]);
+}
+
+std::unique_ptr<Strategy> make_item_strategy(const WorkSplit& split, const WorkItem& item) {
+  return std::make_unique<Pop>(split, item);
+}
+
+void restart_item_strategy(Strategy& strategy, const WorkSplit& split, std::size_t k) {
+  auto* pop = dynamic_cast<Pop*>(&strategy);
+  if (pop == nullptr) throw std::logic_error("[heddle bug] split: not a work item's strategy");
+  pop->start(split, split.items[k]);
+}
+
+std::vector<std::uint32_t> item_calls(const Strategy& item) {
+  const auto* pop = dynamic_cast<const Pop*>(&item);
+  if (pop == nullptr) throw std::logic_error("[heddle bug] split: not a work item's strategy");
+  return pop->calls();
 }
 
 namespace {
