@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <set>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -42,6 +43,7 @@ struct Shared {
   std::vector<char> finished{};                     // per entry of mine
   std::vector<std::vector<std::uint32_t>> calls{};  // per entry of mine
   std::vector<char> skipped{};                      // per entry of mine: guarded, not called for
+  std::set<std::size_t> later{};  // guarded entries left for the end (smallest first: no deadlock)
 };
 
 // For the guarded entry `pos`: waits until the entries of its range are
@@ -68,7 +70,47 @@ void finish(Shared& sh, std::size_t pos, std::vector<std::uint32_t> calls) {
   sh.done_cv.notify_all();
 }
 
-// Takes items in order and explores each, until none is left.
+// True when every entry of guarded entry `pos`'s range has finished.
+bool range_finished(Shared& sh, std::size_t pos) {
+  const dpor::Guard& guard = *sh.split.items[sh.mine[pos]].guard;
+  std::lock_guard lock(sh.done_mu);
+  for (std::size_t q = pos; q-- > 0 && sh.mine[q] >= guard.from;)
+    if (!sh.finished[q]) return false;
+  return true;
+}
+
+// Explores entry `pos` of mine (a guarded one only when called for).
+void work_item(Shared& sh, std::size_t pos, StackPool& pool, std::unique_ptr<Strategy>& strategy) {
+  LoopState& st = sh.states[pos];
+  st.executions = &sh.executions;
+  if (sh.split.items[sh.mine[pos]].guard && !called_for(sh, pos)) {
+    st.result.exhaustive = true;  // no race calls for it: it owns no trace
+    sh.skipped[pos] = 1;
+    finish(sh, pos, {});
+    return;
+  }
+  if (strategy)
+    restart_item_strategy(*strategy, sh.split, sh.mine[pos]);
+  else
+    strategy = make_item_strategy(sh.split, sh.mine[pos]);
+  auto stop = [&]() -> std::string {
+    if (pos > sh.cut.load()) return "cut";  // an earlier item has the run's bug
+    double elapsed = std::chrono::duration<double>(Clock::now() - sh.start).count();
+    return budget_spent(sh.config, sh.executions.load(std::memory_order_relaxed), elapsed);
+  };
+  run_loop(sh.kernel, sh.params, sh.config, *strategy, pool, sh.limits, sh.observer, stop, st);
+  if (st.result.bug && sh.config.stop_at_first_bug) {
+    std::size_t cur = sh.cut.load();
+    while (pos < cur && !sh.cut.compare_exchange_weak(cur, pos)) {
+    }
+    sh.done_cv.notify_all();
+  }
+  finish(sh, pos, item_calls(*strategy));
+}
+
+// Takes items in order and explores each, until none is left. A guarded
+// item whose range is still running waits at the end instead, so that a
+// worker does not idle while another finishes the items it depends on.
 void work_items(Shared& sh) {
   FaultHandlers handlers;  // this thread's signal stack
   arm_step_watchdog(sh.config.step_timeout);
@@ -76,32 +118,24 @@ void work_items(Shared& sh) {
   std::unique_ptr<Strategy> strategy;  // one per worker, restarted for each item
   for (;;) {
     const std::size_t pos = sh.next.fetch_add(1);
-    if (pos >= sh.mine.size() || pos > sh.cut.load()) return;
-    LoopState& st = sh.states[pos];
-    st.executions = &sh.executions;
-    if (sh.split.items[sh.mine[pos]].guard && !called_for(sh, pos)) {
-      st.result.exhaustive = true;  // no race calls for it: it owns no trace
-      sh.skipped[pos] = 1;
-      finish(sh, pos, {});
+    if (pos >= sh.mine.size() || pos > sh.cut.load()) break;
+    if (sh.split.items[sh.mine[pos]].guard && !range_finished(sh, pos)) {
+      std::lock_guard lock(sh.done_mu);
+      sh.later.insert(pos);
       continue;
     }
-    if (strategy)
-      restart_item_strategy(*strategy, sh.split, sh.mine[pos]);
-    else
-      strategy = make_item_strategy(sh.split, sh.mine[pos]);
-    auto stop = [&]() -> std::string {
-      if (pos > sh.cut.load()) return "cut";  // an earlier item has the run's bug
-      double elapsed = std::chrono::duration<double>(Clock::now() - sh.start).count();
-      return budget_spent(sh.config, sh.executions.load(std::memory_order_relaxed), elapsed);
-    };
-    run_loop(sh.kernel, sh.params, sh.config, *strategy, pool, sh.limits, sh.observer, stop, st);
-    if (st.result.bug && sh.config.stop_at_first_bug) {
-      std::size_t cur = sh.cut.load();
-      while (pos < cur && !sh.cut.compare_exchange_weak(cur, pos)) {
-      }
-      sh.done_cv.notify_all();
+    work_item(sh, pos, pool, strategy);
+  }
+  for (;;) {
+    std::size_t pos = 0;
+    {
+      std::lock_guard lock(sh.done_mu);
+      if (sh.later.empty()) return;
+      pos = *sh.later.begin();  // it waits only for smaller entries, taken before it
+      sh.later.erase(sh.later.begin());
     }
-    finish(sh, pos, item_calls(*strategy));
+    if (pos > sh.cut.load()) continue;
+    work_item(sh, pos, pool, strategy);
   }
 }
 
