@@ -81,8 +81,45 @@ std::vector<std::string> ci_case_args(const CiCase& c, const CiOptions& o,
   return a;
 }
 
+namespace {
+using nlohmann::json;
+
+// True when each field of `j` named in `strings`, `numbers` or `flags` is absent or of that type.
+bool typed(const json& j, std::initializer_list<const char*> strings,
+           std::initializer_list<const char*> numbers, std::initializer_list<const char*> flags = {}) {
+  if (!j.is_object()) return false;
+  auto ok = [&](const char* k, bool (json::*is)() const noexcept) {
+    return !j.contains(k) || (j[k].*is)();
+  };
+  for (const char* k : strings)
+    if (!ok(k, &json::is_string)) return false;
+  for (const char* k : numbers)
+    if (!ok(k, &json::is_number_unsigned)) return false;
+  for (const char* k : flags)
+    if (!ok(k, &json::is_boolean)) return false;
+  return true;
+}
+
+// True when every element of array field `key` of `j` (if present) passes `test`.
+template <typename Test>
+bool all_of(const json& j, const char* key, Test test) {
+  if (!j.contains(key)) return true;
+  const json& a = j[key];
+  return a.is_array() && std::all_of(a.begin(), a.end(), test);
+}
+
+// The bug report as the reports read it: typed fields, accesses and details.
+bool report_ok(const json& r) {
+  if (r.is_null()) return true;
+  return typed(r, {"title", "kind"}, {"step"}) &&
+         all_of(r, "accesses", [](const json& a) {
+           return typed(a, {"at", "op", "region", "agent", "proxy"}, {"first", "step"}, {"write"});
+         }) &&
+         all_of(r, "details", [](const json& d) { return d.is_string(); });
+}
+}  // namespace
+
 nlohmann::json read_summary(const std::string& text) {
-  using nlohmann::json;
   json j = json::parse(text, nullptr, false);
   if (!j.is_object()) return nullptr;
   auto is = [&](const char* key, auto test, bool required) {
@@ -99,9 +136,9 @@ nlohmann::json read_summary(const std::string& text) {
           if (!x.is_string()) return false;
         return true;
       }, false) &&
-      is("report", [](const json& v) {
-        return v.is_null() || (v.is_object() && (!v.contains("title") || v["title"].is_string()));
-      }, false);
+      is("report", report_ok, false) &&
+      is("kernel_at", [](const json& v) { return v.is_string(); }, false) &&
+      all_of(j, "schedule", [](const json& st) { return typed(st, {"at", "agent", "op"}, {"step"}); });
   return ok ? j : json();
 }
 

@@ -177,6 +177,14 @@ TEST_CASE("a case that crashed after writing its summary is an error, not a pass
   CHECK(read_summary(R"({"verdict": 3})").is_null());
   CHECK(read_summary(R"({"verdict": "race", "report": {"title": []}})").is_null());
   CHECK(read_summary("[[[").is_null());
+  // Found by the summary fuzzer: the SARIF report indexed a number as the
+  // accesses array. Every field the reports read is type-checked first.
+  CHECK(read_summary(R"({"verdict": "race", "report": {"accesses": 0}})").is_null());
+  CHECK(read_summary(R"({"verdict": "race", "report": {"accesses": [{"at": 7}]}})").is_null());
+  CHECK(read_summary(R"({"verdict": "race", "report": {"details": [1]}})").is_null());
+  CHECK(read_summary(R"({"verdict": "race", "schedule": [{"agent": 1}]})").is_null());
+  CHECK_FALSE(read_summary(R"({"verdict": "race", "report": {"accesses": [{"at": "k.cpp:3",
+      "write": true, "first": 0}], "details": ["x"], "step": 2}})").is_null());
 }
 
 TEST_CASE("bad numbers on the command line are usage errors (exit 2)", "[hostile][cli]") {
