@@ -35,11 +35,8 @@ constexpr std::size_t kSampleSteps = 1024;
 // True when one of `sleep` is the pending event `x` (CAV'24's completes()
 // for a sequence of one event).
 bool sleeps(const std::vector<EventInfo>& sleep, const EventInfo& x) {
-  thread_local std::vector<EventInfo> one(1);  // (no allocation per test)
-  return std::any_of(sleep.begin(), sleep.end(), [&](const EventInfo& b) {
-    one[0] = b;
-    return dpor::completes(one, x);
-  });
+  return std::any_of(sleep.begin(), sleep.end(),
+                     [&](const EventInfo& b) { return dpor::same_step(b, x); });
 }
 
 // The sleep set after running `ran`: the events of `before` still independent of it.
@@ -155,11 +152,9 @@ class Probe final : public Strategy {
     auto it = std::find_if(awake_.begin(), awake_.end(), wakes);
     const EventInfo& picked = it != awake_.end() ? *it : awake_.front();
     node_.weight += std::log2(static_cast<double>(awake_.size()));
-    if (!node_.witnessed) {
-      if (awake_.size() > 1) ++node_.sample_choices;
-      asleep_ = carried(asleep_, picked);
-      node_.witnessed = asleep_.empty();
-    }
+    if (awake_.size() > 1) ++node_.sample_choices;  // (an event still sleeps here)
+    asleep_ = carried(asleep_, picked);
+    node_.witnessed = asleep_.empty();
     AgentId a{};
     split_.agents.find(picked.agent, a);
     last_ = index(a);

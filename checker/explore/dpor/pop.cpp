@@ -71,37 +71,35 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
     throw std::logic_error("[heddle bug] pop: positions of an execution recorded out of order");
   f.own.emplace_back();
   Slot& s = f.own.back();
-  std::size_t b = sizeof(Slot);
-  if (p == prefix_) {  // the root's first free position: start_at's sleep set
-    s.sleep = root_slot_sleep_;
+  auto done = [&](Sleep sleep) -> Slot& {
+    s.sleep = std::move(sleep);
+    std::size_t b = sizeof(Slot);
     for (const auto& q : seqs(s)) b += seq_bytes(*q);
     account(top_ - 1, b);
     return s;
-  }
+  };
+  if (p == prefix_) return done(root_slot_sleep_);  // the root's first free position
   // The sleep sequences before p-1, and the branches started there before
   // this execution's, advanced over the event p-1 ran.
   const Slot& prev = slot(p - 1);
   const EventInfo x = info_at(trace, p - 1);
-  auto untouched = [&](const SeqRef& q) {
-    return std::none_of(q->begin(), q->end(), [&](const EventInfo& y) { return dependent(x, y); });
+  // x depends on no event of the sequence (dependent() covers x's own agent).
+  auto untouched = [&](const Seq& seq) {
+    return std::none_of(seq.begin(), seq.end(), [&](const EventInfo& y) { return dependent(x, y); });
   };
-  if (prev.cur == 0 && std::all_of(seqs(prev).begin(), seqs(prev).end(), untouched)) {
-    s.sleep = prev.sleep;  // the common case: x leaves them all as they were
-    for (const auto& q : seqs(s)) b += seq_bytes(*q);
-    account(top_ - 1, b);
-    return s;
-  }
+  if (prev.cur == 0 && std::all_of(seqs(prev).begin(), seqs(prev).end(),
+                                   [&](const SeqRef& q) { return untouched(*q); }))
+    return done(prev.sleep);  // the common case: x leaves them all as they were
   std::vector<SeqRef> kept;
   // A sequence x does not touch is kept as it is, shared with the slot
   // before (most are: carrying them must not copy).
   auto carry = [&](const Seq& seq, const SeqRef* shared) {
-    auto mine = [&](const EventInfo& y) { return y.agent == x.agent; };
-    if (std::none_of(seq.begin(), seq.end(), mine)) {
-      auto wakes = [&](const EventInfo& y) { return dependent(x, y); };
-      if (std::any_of(seq.begin(), seq.end(), wakes)) return;  // dropped
+    if (untouched(seq)) {
       kept.push_back(shared ? *shared : std::make_shared<const Seq>(seq));
       return;
     }
+    auto mine = [&](const EventInfo& y) { return y.agent == x.agent; };
+    if (std::none_of(seq.begin(), seq.end(), mine)) return;  // dropped: x wakes it
     Seq rest;  // filled only when the sequence is kept
     switch (step(seq, x, rest)) {
       case Step::kept: kept.push_back(std::make_shared<const Seq>(std::move(rest))); break;
@@ -113,10 +111,8 @@ PopDpor::Slot& PopDpor::fresh_slot(std::size_t p, const std::vector<Event>& trac
   };
   for (const auto& seq : seqs(prev)) carry(*seq, &seq);
   for (std::uint32_t t = 0; t < prev.cur; ++t) carry(prev.started[t], nullptr);
-  for (const auto& q : kept) b += seq_bytes(*q);
-  if (!kept.empty()) s.sleep = std::make_shared<const std::vector<SeqRef>>(std::move(kept));
-  account(top_ - 1, b);
-  return s;
+  if (kept.empty()) return done(nullptr);
+  return done(std::make_shared<const std::vector<SeqRef>>(std::move(kept)));
 }
 
 AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {

@@ -59,17 +59,15 @@ void FinishedTrace::schedule_events(const Race& r, std::vector<std::size_t>& pre
   }
 }
 
-namespace {
-/// True when a and b are the same step of the same agent. Agent ids follow
-/// creation order, so an agent created during the execution is also named
-/// by its creating event: another creator means another agent.
 bool same_step(const EventInfo& a, const EventInfo& b) noexcept {
+  // Agent ids follow creation order, so an agent created during the
+  // execution is also named by its creating event: another creator means
+  // another agent.
   if (a.agent != b.agent || a.agent_event != b.agent_event || a.has_creator != b.has_creator)
     return false;
   return !a.has_creator ||
          (a.creator_agent == b.creator_agent && a.creator_event == b.creator_event);
 }
-}  // namespace
 
 Step step(std::vector<EventInfo>& rest, const EventInfo& x) {
   for (std::size_t t = 0; t < rest.size(); ++t) {

@@ -67,6 +67,8 @@ Step step(std::vector<EventInfo>& rest, const EventInfo& x);
 /// The same, leaving `seq` as it is: when it is kept, `rest` becomes what
 /// is left of it (copied only then).
 Step step(const std::vector<EventInfo>& seq, const EventInfo& x, std::vector<EventInfo>& rest);
+/// True when a and b are the same step of the same agent.
+bool same_step(const EventInfo& a, const EventInfo& b) noexcept;
 /// True when running x would complete sleep sequence `rest`.
 bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept;
 /// True when running the events `v` in order completes `seq`.
