@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <set>
 #include <exception>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "checker/engine/errors.hpp"
@@ -32,9 +32,10 @@ struct Shared {
   ExecutionLimits limits;
   Clock::time_point start;
   ExecutionObserver observer;
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> cut{SIZE_MAX};  // first entry of mine with a bug, once stopping
-  std::atomic<std::uint64_t> executions{0};
+  // A cache line each: every execution adds to `executions` and reads `cut`.
+  alignas(64) std::atomic<std::size_t> next{0};
+  alignas(64) std::atomic<std::size_t> cut{SIZE_MAX};  // first entry of mine with a bug, once stopping
+  alignas(64) std::atomic<std::uint64_t> executions{0};
   std::mutex failed_mu{};
   std::exception_ptr failed{};  // the first error a worker met (rethrown after the join)
   // Finished entries of mine, with the guarded items each called for.
