@@ -24,7 +24,7 @@ EventInfo ev(std::uint32_t agent, std::uint32_t n, std::uint32_t object, bool wr
 TEST_CASE("a sleep sequence is completed by its own events in a compatible order", "[dpor]") {
   // u: agent 0 writes x, agent 1 reads y. The two are independent, so
   // either order has u as a prefix.
-  const std::vector<EventInfo> u = {ev(0, 0, 0, true), ev(1, 0, 1, false)};
+  const Seq u = {ev(0, 0, 0, true), ev(1, 0, 1, false)};
   const EventInfo w0 = u[0], r1 = u[1];
   CHECK(completed_by(u, {&w0, &r1}));
   CHECK(completed_by(u, {&r1, &w0}));
@@ -34,7 +34,7 @@ TEST_CASE("a sleep sequence is completed by its own events in a compatible order
 
 TEST_CASE("a sleep sequence is dropped when its order or its past changes", "[dpor]") {
   // u: agent 0 writes x, then agent 1 reads x (dependent, in that order).
-  std::vector<EventInfo> rest = {ev(0, 0, 0, true), ev(1, 0, 0, false)};
+  Seq rest = {ev(0, 0, 0, true), ev(1, 0, 0, false)};
   const EventInfo w0 = rest[0], r1 = rest[1];
   CHECK_FALSE(completed_by(rest, {&r1, &w0}));  // the read first: another trace
   // An event outside u that u's unmatched read depends on: u is no prefix.

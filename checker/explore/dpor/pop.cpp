@@ -199,7 +199,7 @@ AgentId PopDpor::next(const Choice& c) {
   // A fresh position, or a branch point whose schedule could not run,
   // starts a branch of one event (a schedule's branch was added with it).
   if (s != nullptr && (p != branch_ || !following_ || p >= plan_.size())) {
-    s->started.push_back(Seq{std::move(pe)});
+    s->started.emplace_back().push_back(std::move(pe));  // inline: no allocation
     account(owner(p), seq_bytes(s->started.back()));
     s->cur = static_cast<std::uint32_t>(s->started.size() - 1);
   }

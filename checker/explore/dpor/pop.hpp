@@ -113,14 +113,13 @@ class PopDpor {
   // stack: the sleep sequences carried there from earlier positions, and
   // the schedules of the branches started here, oldest first (a free step
   // is a schedule of one event; the running execution's is at `cur`).
-  using Seq = std::vector<EventInfo>;
   using SeqRef = std::shared_ptr<const Seq>;  // shared by the slots it is carried through
   // A slot's sleep sequences, shared with the slot before when the event
   // between them left them all as they were (null: none).
   using Sleep = std::shared_ptr<const std::vector<SeqRef>>;
   struct Slot {
     Sleep sleep;               // unmatched parts of explored schedules
-    std::vector<Seq> started;  // schedules started here, oldest first
+    boost::container::small_vector<Seq, 1> started;  // schedules started here, oldest first
     std::uint32_t cur = 0;
   };
   // One finished execution. Positions below `own_from` are a prefix it

@@ -69,7 +69,7 @@ bool same_step(const EventInfo& a, const EventInfo& b) noexcept {
          (a.creator_agent == b.creator_agent && a.creator_event == b.creator_event);
 }
 
-Step step(std::vector<EventInfo>& rest, const EventInfo& x) {
+Step step(Seq& rest, const EventInfo& x) {
   for (std::size_t t = 0; t < rest.size(); ++t) {
     if (rest[t].agent != x.agent) continue;
     if (!same_step(rest[t], x)) return Step::dropped;
@@ -83,7 +83,7 @@ Step step(std::vector<EventInfo>& rest, const EventInfo& x) {
   return Step::kept;
 }
 
-Step step(const std::vector<EventInfo>& seq, const EventInfo& x, std::vector<EventInfo>& rest) {
+Step step(const Seq& seq, const EventInfo& x, Seq& rest) {
   // step(rest, x) on a copy of seq, without making the copy when the
   // sequence is dropped or completed.
   for (std::size_t t = 0; t < seq.size(); ++t) {
@@ -103,11 +103,11 @@ Step step(const std::vector<EventInfo>& seq, const EventInfo& x, std::vector<Eve
   return Step::kept;
 }
 
-bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept {
+bool completes(const Seq& rest, const EventInfo& x) noexcept {
   return rest.size() == 1 && same_step(rest[0], x);
 }
 
-bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const EventInfo*>& v) {
+bool completed_by(const Seq& seq, const std::vector<const EventInfo*>& v) {
   // step() over a copy of seq, with the matched events marked instead of
   // erased (this runs for every reversal against every sleep sequence).
   thread_local std::vector<char> matched;

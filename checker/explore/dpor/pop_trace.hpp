@@ -11,6 +11,8 @@
 // several finished executions at once (one per stack frame) while the
 // wakeup-tree component stays untouched.
 #pragma once
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <vector>
 
@@ -55,6 +57,10 @@ struct FinishedTrace {
                        std::vector<std::size_t>& out) const;
 };
 
+/// The events of a schedule or of a sleep sequence, in order. One is kept
+/// inline: most branches are a free step of one event, started every step.
+using Seq = boost::container::small_vector<EventInfo, 1>;
+
 /// How a sleep sequence (the unmatched events of an explored schedule u)
 /// fares when an execution runs one more event.
 enum class Step { kept, dropped, completed };
@@ -63,16 +69,16 @@ enum class Step { kept, dropped, completed };
 /// execution keeps u as a happens-before prefix, so that u's branch covers
 /// it, while every event outside u is independent of what u still needs and
 /// u's own events run without reversing one of u's dependencies.
-Step step(std::vector<EventInfo>& rest, const EventInfo& x);
+Step step(Seq& rest, const EventInfo& x);
 /// The same, leaving `seq` as it is: when it is kept, `rest` becomes what
 /// is left of it (copied only then).
-Step step(const std::vector<EventInfo>& seq, const EventInfo& x, std::vector<EventInfo>& rest);
+Step step(const Seq& seq, const EventInfo& x, Seq& rest);
 /// True when a and b are the same step of the same agent.
 bool same_step(const EventInfo& a, const EventInfo& b) noexcept;
 /// True when running x would complete sleep sequence `rest`.
-bool completes(const std::vector<EventInfo>& rest, const EventInfo& x) noexcept;
+bool completes(const Seq& rest, const EventInfo& x) noexcept;
 /// True when running the events `v` in order completes `seq`.
-bool completed_by(const std::vector<EventInfo>& seq, const std::vector<const EventInfo*>& v);
+bool completed_by(const Seq& seq, const std::vector<const EventInfo*>& v);
 
 /// Computes clocks and reversible races of finished traces. Holds only
 /// scratch storage, reused between traces.
