@@ -1,8 +1,9 @@
 // wgmma in the PTX front end: the values one mma_async computes from its
 // descriptors (two layouts), the mainloop of kernels/cuda/wgmma_mainloop.cu
 // against its hand-written model (kernels/cutlass/wgmma_mainloop, the
-// oracle), the accumulator that may not be touched before the wait, and
-// the forms that are refused at load time.
+// oracle), the in-flight race's counterexample replayed from its file, the
+// accumulator that may not be touched before the wait, and the forms that
+// are refused at load time.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -112,6 +113,32 @@ TEST_CASE("ptx wgmma: releasing the stage of an mma in flight races with the nex
     CHECK_THAT(both, Catch::Contains(load + " via wgmma_mainloop.ptx:"));
   }
   CHECK(run("cutlass/wgmma_mainloop", {{"variant", "release_in_flight"}}).verdict == Verdict::race);
+}
+
+TEST_CASE("ptx wgmma: heddle run --ptx writes the in-flight race's counterexample, and replay reproduces it", "[ptx][wgmma]") {
+  std::string dir = temp_dir();
+  const std::string launch = kMainloopArgs;
+  std::string args;  // each value of the launch as an --arg
+  for (std::size_t from = 0; from < launch.size();) {
+    std::size_t to = std::min(launch.find(' ', from), launch.size());
+    args += " --arg " + launch.substr(from, to - from);
+    from = to + 1;
+  }
+  CliResult r = cli(fmt::format("run -q --ptx {} --kernel wgmma_release_in_flight --block 96 --out {}/cex.json{}",
+                                ptx_data("wgmma_mainloop.ptx"), dir, args));
+  REQUIRE(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("race: data race on sA[0..2047]"));
+  CliResult replayed = cli(fmt::format("replay {}/cex.json", dir));
+  CHECK(replayed.code == 1);
+  CHECK_THAT(replayed.out, Catch::Contains("race: data race on sA[0..2047]"));
+  // The same two accesses, at the same lines, as the run reported.
+  std::string mma = source_line("kernels/cuda/wgmma_mainloop.cu", "wgmma_m64n8k16(d, wgmma_desc(sA[s]");
+  std::string load = source_line("kernels/cuda/wgmma_mainloop.cu", "tma_load_2d(sA[s]");
+  for (const std::string& at : {mma, load}) {
+    CHECK_THAT(r.out, Catch::Contains(at + " via wgmma_mainloop.ptx:"));
+    CHECK_THAT(replayed.out, Catch::Contains(at + " via wgmma_mainloop.ptx:"));
+  }
+  CHECK(replayed.err.find("warning") == std::string::npos);
 }
 
 TEST_CASE("ptx wgmma: an accumulator touched before wgmma.wait_group is a model error at its line", "[ptx][wgmma]") {
