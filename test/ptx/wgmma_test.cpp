@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "checker/engine/errors.hpp"
 #include "test/ptx/ptx_support.hpp"
@@ -117,14 +118,9 @@ TEST_CASE("ptx wgmma: releasing the stage of an mma in flight races with the nex
 
 TEST_CASE("ptx wgmma: heddle run --ptx writes the in-flight race's counterexample, and replay reproduces it", "[ptx][wgmma]") {
   std::string dir = temp_dir();
-  const std::string launch = kMainloopArgs;
-  std::string args;  // each value of the launch as an --arg
-  for (std::size_t from = 0; from < launch.size();) {
-    std::size_t to = std::min(launch.find(' ', from), launch.size());
-    args += " --arg " + launch.substr(from, to - from);
-    from = to + 1;
-  }
-  CliResult r = cli(fmt::format("run -q --ptx {} --kernel wgmma_release_in_flight --block 96 --out {}/cex.json{}",
+  // Each value of the launch as an --arg, as kernels_test.cpp spells it.
+  std::string args = std::regex_replace(kMainloopArgs, std::regex("(^| )"), "$1--arg ");
+  CliResult r = cli(fmt::format("run -q --ptx {} --kernel wgmma_release_in_flight --block 96 --out {}/cex.json {}",
                                 ptx_data("wgmma_mainloop.ptx"), dir, args));
   REQUIRE(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("race: data race on sA[0..2047]"));
