@@ -42,8 +42,11 @@ class VectorClock {
   void join(const VectorClock& other) {
     if (other.size_ == 0) return;  // an empty clock (commit clocks mostly are)
     if (heap_.empty() && other.heap_.empty()) {
-      // Both inline, unused entries zero: a fixed-size loop the compiler vectorizes.
-      for (std::size_t i = 0; i < kInline; ++i) inline_[i] = std::max(inline_[i], other.inline_[i]);
+      // Both inline, unused entries zero: only other's used entries can raise
+      // this one, joined in blocks of four (no unsigned max in baseline SSE2).
+      const std::size_t n = round_up4(other.size_);
+      for (std::size_t b = 0; b < n; b += 4)
+        for (std::size_t i = b; i < b + 4; ++i) inline_[i] = std::max(inline_[i], other.inline_[i]);
       size_ = std::max(size_, other.size_);
       return;
     }
@@ -70,6 +73,9 @@ class VectorClock {
   }
 
  private:
+  static_assert(kInline % 4 == 0, "join and assign work in blocks of four");
+  /// `n` rounded up to a multiple of four (at most kInline for inline sizes).
+  static constexpr std::size_t round_up4(std::size_t n) noexcept { return (n + 3) & ~std::size_t{3}; }
   std::uint32_t* data() noexcept { return heap_.empty() ? inline_ : heap_.data(); }
   const std::uint32_t* data() const noexcept { return heap_.empty() ? inline_ : heap_.data(); }
   void grow(std::size_t n);
@@ -77,7 +83,9 @@ class VectorClock {
   void join_slow(const VectorClock& other);
   void assign(const VectorClock& other) {
     if (heap_.empty() && other.heap_.empty()) {
-      std::copy(other.inline_, other.inline_ + kInline, inline_);
+      // Entries at and beyond both sizes are zero on both sides already.
+      const std::size_t n = round_up4(std::max(size_, other.size_));
+      std::copy(other.inline_, other.inline_ + n, inline_);
       size_ = other.size_;
       return;
     }
