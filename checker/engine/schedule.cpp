@@ -15,6 +15,11 @@
 
 namespace heddle {
 
+std::uint32_t count_steps(const std::vector<ScheduleStep>& steps) {
+  return static_cast<std::uint32_t>(
+      std::count_if(steps.begin(), steps.end(), [](auto& s) { return !s.is_choice(); }));
+}
+
 std::vector<ScheduleStep> schedule_steps(const Execution& ex) {
   std::vector<ScheduleStep> out;
   const auto& trace = ex.trace();

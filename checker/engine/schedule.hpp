@@ -53,6 +53,8 @@ struct Schedule {
 
 /// The schedule of an execution (steps and choices interleaved in order).
 std::vector<ScheduleStep> schedule_steps(const Execution& ex);
+/// How many of `steps` are agent steps (data choices not counted).
+std::uint32_t count_steps(const std::vector<ScheduleStep>& steps);
 
 /// Writes a schedule as JSON with one step per line.
 std::string write_schedule(const Schedule& s);

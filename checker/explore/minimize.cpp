@@ -237,11 +237,6 @@ std::vector<ScheduleStep> steps_of(const BugTrace& t, const std::vector<int>& or
   return out;
 }
 
-std::uint32_t count_steps(const std::vector<ScheduleStep>& steps) {
-  return static_cast<std::uint32_t>(
-      std::count_if(steps.begin(), steps.end(), [](auto& s) { return !s.is_choice(); }));
-}
-
 // The candidate orders, best first: searched ones, then the slice as it ran.
 std::vector<std::vector<int>> candidates(const BugTrace& t, const Graph& g,
                                          Linearizer& lin, const std::vector<char>& slice,

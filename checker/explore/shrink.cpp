@@ -122,11 +122,6 @@ std::vector<char> cone(const BugTrace& t, std::size_t e) {
   return in;
 }
 
-std::uint32_t count_steps(const std::vector<ScheduleStep>& steps) {
-  return static_cast<std::uint32_t>(
-      std::count_if(steps.begin(), steps.end(), [](auto& s) { return !s.is_choice(); }));
-}
-
 }  // namespace
 
 std::optional<LooseRun> follow_loosely(const Kernel& kernel, const Params& params,
