@@ -7,9 +7,6 @@
 
 namespace heddle::dpor {
 namespace {
-bool contains(const std::vector<AgentId>& v, AgentId a) {
-  return std::find(v.begin(), v.end(), a) != v.end();
-}
 
 [[noreturn]] void not_deterministic() {
   throw ModelError(

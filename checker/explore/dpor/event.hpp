@@ -1,5 +1,6 @@
 // Events as the DPOR components see them, and their dependency relation.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -7,6 +8,11 @@
 #include "checker/engine/op.hpp"
 
 namespace heddle::dpor {
+
+/// Whether agent `a` is in `v`.
+inline bool contains(const std::vector<AgentId>& v, AgentId a) {
+  return std::find(v.begin(), v.end(), a) != v.end();
+}
 
 /// One visible operation: the `agent_event`-th step of `agent`, with its
 /// footprint. Deterministic models make (agent, agent_event) name the same

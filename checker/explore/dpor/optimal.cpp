@@ -6,11 +6,6 @@
 #include "checker/engine/errors.hpp"
 
 namespace heddle::dpor {
-namespace {
-bool contains(const std::vector<AgentId>& v, AgentId a) {
-  return std::find(v.begin(), v.end(), a) != v.end();
-}
-}  // namespace
 
 bool OptimalDpor::begin() {
   if (done_) return false;
