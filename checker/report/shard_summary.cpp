@@ -76,7 +76,7 @@ void check_fields(const nlohmann::json& j, const std::string& path) {
 }
 
 // Reads one summary, refusing what is too big or nested too deep to parse safely.
-nlohmann::json read_summary(const std::string& path) {
+nlohmann::json read_summary_file(const std::string& path) {
   BoundedRead r = read_bounded(path, kMaxSummaryBytes);
   switch (r.status) {
     case BoundedRead::Status::cannot_open: bad(path, fmt::format("cannot read it: {}", r.error));
@@ -169,7 +169,7 @@ std::string identity(const nlohmann::json& j) {
 MergedRun merge_summaries(const std::vector<std::string>& files) {
   if (files.empty()) throw UsageError("heddle merge: give the summaries of every shard of one run");
   std::vector<nlohmann::json> sums;
-  for (const auto& f : files) sums.push_back(read_summary(f));
+  for (const auto& f : files) sums.push_back(read_summary_file(f));
   const std::uint64_t shards = number(sums[0]["split"], "shards", files[0], kMaxShards);
   const std::uint64_t items = number(sums[0]["split"], "items", files[0], kMaxItems);
   if (shards == 0) bad(files[0], "the run was not sharded (--jobs only): there is nothing to merge");

@@ -83,7 +83,7 @@ std::vector<Slot> transpose(Interp&, const Eqn& e, std::vector<Slot>& s) {
   return {r};
 }
 
-const bool registered = [] {
+const bool prims_array_registered = [] {
   register_primitive("dot_general", dot_general);
   register_primitive("transpose", transpose);
   return true;

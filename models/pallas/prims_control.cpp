@@ -83,7 +83,7 @@ std::vector<Slot> call(const char* param, Interp& in, const Eqn& e, std::vector<
   return in.eval(e.sub(param), a);
 }
 
-const bool registered = [] {
+const bool prims_control_registered = [] {
   register_primitive("cond", cond);
   register_primitive("while", while_loop);
   register_primitive("scan", scan);

@@ -119,7 +119,7 @@ std::vector<Slot> warp_core_map(Interp& in, const Eqn& e, std::vector<Slot>& a) 
   return {};
 }
 
-const bool registered = [] {
+const bool prims_gpu_registered = [] {
   register_primitive("core_map", warp_core_map);
   register_primitive("copy_gmem_to_smem", copy_gmem_to_smem);
   register_primitive("copy_smem_to_gmem", copy_smem_to_gmem);

@@ -157,7 +157,7 @@ void reduction(const char* name, double init, Binary f) {
   });
 }
 
-const bool registered = [] {
+const bool prims_math_registered = [] {
   binary("add", [](double a, double b, DType) { return a + b; });
   binary("sub", [](double a, double b, DType) { return a - b; });
   binary("mul", [](double a, double b, DType d) {

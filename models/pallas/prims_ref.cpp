@@ -102,7 +102,7 @@ const json& transforms_of(const Eqn& e) {
   return it == e.params.end() || it->is_null() ? none : *it;
 }
 
-const bool registered = [] {
+const bool prims_ref_registered = [] {
   register_primitive("get", [](Interp& in, const Eqn& e, std::vector<Slot>& a) {
     auto view = apply_indexers(in, as_ref(a.at(0), e), transforms_of(e), e);
     return std::vector<Slot>{read_view(in, view, e, "get")};

@@ -188,7 +188,7 @@ std::vector<Slot> run_scoped(Interp& in, const Eqn& e, std::vector<Slot>& a) {
   return in.eval(e.sub("jaxpr"), args);
 }
 
-const bool registered = [] {
+const bool prims_tpu_registered = [] {
   register_primitive("program_id", [](Interp& in, const Eqn& e, std::vector<Slot>&) {
     const auto& ids = in.context().program_ids;
     return std::vector<Slot>{i32(ids.at(grid_axis(e, ids.size())))};

@@ -79,7 +79,7 @@ class Bounded final : public Strategy {
   bool bug_seen_ = false;
 };
 
-const bool registered = [] {
+const bool bounded_registered = [] {
   register_strategy("bounded", [](const RunConfig& c) { return std::make_unique<Bounded>(c); });
   return true;
 }();

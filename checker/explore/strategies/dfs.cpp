@@ -64,7 +64,7 @@ class Dfs final : public Strategy {
   bool done_ = false;
 };
 
-const bool registered = [] {
+const bool dfs_registered = [] {
   register_strategy("dfs", [](const RunConfig&) { return std::make_unique<Dfs>(); });
   return true;
 }();

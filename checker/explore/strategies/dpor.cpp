@@ -32,7 +32,7 @@ class Dpor final : public Strategy {
   dpor::OptimalDpor core_;
 };
 
-const bool registered = [] {
+const bool dpor_registered = [] {
   register_strategy("optimal", [](const RunConfig&) { return std::make_unique<Dpor>(); });
   return true;
 }();

@@ -102,7 +102,7 @@ class Pct final : public Strategy {
   std::size_t known_ = 0;         // agents of this execution already ranked
 };
 
-const bool registered = [] {
+const bool pct_registered = [] {
   register_strategy("pct", [](const RunConfig& c) { return std::make_unique<Pct>(c); });
   return true;
 }();

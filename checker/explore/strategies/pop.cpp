@@ -103,7 +103,7 @@ std::vector<std::uint32_t> item_calls(const Strategy& item) {
 }
 
 namespace {
-const bool registered = [] {
+const bool pop_registered = [] {
   register_strategy("dpor", [](const RunConfig&) { return std::make_unique<Pop>(); });
   return true;
 }();

@@ -28,7 +28,7 @@ class Random final : public Strategy {
   Seeded seeded_;
 };
 
-const bool registered = [] {
+const bool random_registered = [] {
   register_strategy("random", [](const RunConfig& c) { return std::make_unique<Random>(c); });
   return true;
 }();

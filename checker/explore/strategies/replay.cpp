@@ -83,7 +83,7 @@ class Replay final : public Strategy {
   bool ran_ = false;
 };
 
-const bool registered = [] {
+const bool replay_registered = [] {
   register_strategy("replay", [](const RunConfig& c) -> std::unique_ptr<Strategy> {
     if (!c.replay) throw UsageError("strategy replay needs a schedule: use 'heddle replay FILE'");
     return std::make_unique<Replay>(*c.replay);
