@@ -312,6 +312,7 @@ void Execution::record_event(Agent& a) {
 Ending Execution::run(Strategy& strategy) {
   strategy_ = &strategy;
   std::vector<AgentId> enabled;
+  scan_size_ = SIZE_MAX;
 #ifndef HEDDLE_ASAN
   // Thread steps switch into their fiber from this frame (Fiber::enter); a
   // fault in one comes back here. Only members and `enabled` (in memory)
@@ -370,6 +371,7 @@ Ending Execution::run(Strategy& strategy) {
     }
     if (std::find(enabled.begin(), enabled.end(), pick) == enabled.end())
       throw std::logic_error("[heddle bug] strategy picked an agent that is not enabled");
+    last_ran_ = index(pick);
     Agent& a = *agents_[index(pick)];
     record_event(a);
     if (a.kind == Agent::Kind::thread) {
@@ -389,6 +391,16 @@ Ending Execution::run(Strategy& strategy) {
 }
 
 bool Execution::scan_enabled(std::vector<AgentId>& enabled) {
+  // A step changes the scan state of the agent that ran and of none other
+  // (agents it adds change the size): with no kAsk agent, the last scan's
+  // set holds, less that agent if it has gone idle.
+  if (scan_size_ == ready_.size() && !scan_ask_ && ready_[last_ran_] != kAsk) {
+    if (ready_[last_ran_] == kIdle)
+      enabled.erase(std::find(enabled.begin(), enabled.end(),
+                              AgentId{static_cast<std::uint32_t>(last_ran_)}));
+    return true;
+  }
+  scan_size_ = ready_.size();
   // The agents' scan states (ready_) decide without touching the agents,
   // and without a branch per agent; only kAsk agents are asked.
   enabled.resize(ready_.size());
@@ -414,6 +426,7 @@ bool Execution::scan_enabled(std::vector<AgentId>& enabled) {
     }
   }
   enabled.resize(on);
+  scan_ask_ = ask;
   return true;
 }
 

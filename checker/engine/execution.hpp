@@ -272,8 +272,9 @@ class Execution {
   std::string last_op_text(const ThreadAgent& t) const;
   /// Called when model code calls exit(): reports it and ends the process.
   static void on_model_exit(int status);
-  /// Evaluates which agents are enabled into `enabled`; an await predicate
-  /// that throws becomes a bug (returns false).
+  /// Evaluates which agents are enabled into `enabled` (the last scan's set,
+  /// updated, when that suffices); an await predicate that throws becomes a
+  /// bug (returns false).
   bool scan_enabled(std::vector<AgentId>& enabled);
   void report_deadlock();
   void report_step_limit();
@@ -291,6 +292,12 @@ class Execution {
   // a blocking condition is pending), kAsk (ask Agent::enabled()).
   enum : std::uint8_t { kIdle, kReady, kAsk };
   std::vector<std::uint8_t> ready_;
+  // What the last scan saw (scan_enabled's shortcut): ready_'s size then
+  // (SIZE_MAX: none yet this run), whether any agent was kAsk, and the
+  // agent picked since.
+  std::size_t scan_size_ = SIZE_MAX;
+  bool scan_ask_ = false;
+  std::size_t last_ran_ = 0;
   std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
   std::vector<std::string> object_names_;
   std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator
