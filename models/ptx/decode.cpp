@@ -106,7 +106,7 @@ class Decoder {
           if (stack.empty()) {
             stack.push_back(0);
           } else {
-            scopes_.push_back(Scope{cur});
+            scopes_.push_back(Scope{cur, {}, {}});
             stack.push_back(static_cast<int>(scopes_.size()) - 1);
           }
           break;
