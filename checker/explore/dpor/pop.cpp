@@ -273,7 +273,17 @@ void PopDpor::record_frame(const Execution& ex) {
   FinishedTrace& t = top().trace;
   t.clear();
   t.real = n;
-  for (std::size_t k = 0; k < n; ++k) {
+  // The prefix shared with the frame below ran the same events (whose
+  // clocks compute_clocks reuses): copied from there, not rebuilt.
+  const FinishedTrace* below = top_ > 1 ? &frames_[top_ - 2].trace : nullptr;
+  std::size_t k = 0;
+  if (below != nullptr) {
+    k = std::min({branch_, below->real, n});
+    const auto end = static_cast<std::ptrdiff_t>(k);
+    t.events.assign(below->events.begin(), below->events.begin() + end);
+    t.created_by.assign(below->created_by.begin(), below->created_by.begin() + end);
+  }
+  for (; k < n; ++k) {
     t.events.push_back(info_at(trace, k));
     t.created_by.push_back(trace[k].created_by);
   }
@@ -288,8 +298,7 @@ void PopDpor::record_frame(const Execution& ex) {
   // a reversal to run at all (without, split runs lost traces).
   const bool pending = !blocked || blocked_at_ >= n;
   if (pending) collect_pending(ex, t);
-  finder_.compute_clocks(t, top_ > 1 ? &frames_[top_ - 2].trace : nullptr,
-                         top_ > 1 ? branch_ : 0);
+  finder_.compute_clocks(t, below, top_ > 1 ? branch_ : 0);
   mark_schedule(top());
   auto& races = top().races;
   races.clear();
