@@ -395,9 +395,11 @@ bool Execution::scan_enabled(std::vector<AgentId>& enabled) {
   // (agents it adds change the size): with no kAsk agent, the last scan's
   // set holds, less that agent if it has gone idle.
   if (scan_size_ == ready_.size() && !scan_ask_ && ready_[last_ran_] != kAsk) {
-    if (ready_[last_ran_] == kIdle)
-      enabled.erase(std::find(enabled.begin(), enabled.end(),
-                              AgentId{static_cast<std::uint32_t>(last_ran_)}));
+    if (ready_[last_ran_] == kIdle) {
+      auto it = std::find(enabled.begin(), enabled.end(),
+                          AgentId{static_cast<std::uint32_t>(last_ran_)});
+      if (it != enabled.end()) enabled.erase(it);  // (it is there: it was picked)
+    }
     return true;
   }
   scan_size_ = ready_.size();
