@@ -119,6 +119,7 @@ class Probe final : public Strategy {
     if (before_ == nullptr) return;  // the sleep set was given
     node_.item.sleep = carried(*before_, node_.last);
     asleep_ = node_.item.sleep;
+    ++asleep_version_;
     node_.witnessed = asleep_.empty();
   }
 
@@ -138,27 +139,63 @@ class Probe final : public Strategy {
       last_ = index(a);
       return a;
     }
-    awake_.clear();  // the awake agents' pending events, in round-robin order
+    // The first awake agent in round-robin order that wakes a sleeping
+    // event, else the first awake one.
+    const std::size_t agents = c.execution.agents().size();
+    if (seen_.size() < agents) seen_.resize(agents);  // no reallocation below
+    std::size_t awake = 0;
+    AgentId first{}, waker{};
+    bool have_waker = false;
     for (std::size_t k = 0; k < n; ++k) {
-      EventInfo x = split_.agents.pending_event(c, c.enabled[(start + k) % n]);
-      split_.objects.canon(x.footprint);
-      if (!sleeps(asleep_, x)) awake_.push_back(std::move(x));
+      const AgentId a = c.enabled[(start + k) % n];
+      const Seen& s = seen(c, a);
+      if (s.asleep) continue;
+      if (awake++ == 0) first = a;
+      if (s.wakes && !have_waker) {
+        waker = a;
+        have_waker = true;
+      }
     }
-    if (awake_.empty()) return kAbandon;  // every enabled step sleeps
-    auto wakes = [&](const EventInfo& x) {
-      return std::any_of(asleep_.begin(), asleep_.end(),
-                         [&](const EventInfo& b) { return dpor::conflict(x, b); });
-    };
-    auto it = std::find_if(awake_.begin(), awake_.end(), wakes);
-    const EventInfo& picked = it != awake_.end() ? *it : awake_.front();
-    node_.weight += std::log2(static_cast<double>(awake_.size()));
-    if (awake_.size() > 1) ++node_.sample_choices;  // (an event still sleeps here)
-    asleep_ = carried(asleep_, picked);
+    if (awake == 0) return kAbandon;  // every enabled step sleeps
+    const AgentId a = have_waker ? waker : first;
+    node_.weight += std::log2(static_cast<double>(awake));
+    if (awake > 1) ++node_.sample_choices;  // (an event still sleeps here)
+    const EventInfo& picked = seen_[index(a)].x;
+    const std::size_t before = asleep_.size();
+    std::erase_if(asleep_, [&](const EventInfo& b) { return dpor::dependent(picked, b); });
+    if (asleep_.size() != before) ++asleep_version_;  // (a subset of the same size is the same)
     node_.witnessed = asleep_.empty();
-    AgentId a{};
-    split_.agents.find(picked.agent, a);
     last_ = index(a);
     return a;
+  }
+
+  // An agent as the sample sees it: its pending event (canonical ids), built
+  // once per event it is at, and whether that event sleeps in, or wakes one
+  // of, asleep_ (as of asleep_version_). Deterministic replay leaves an
+  // agent's pending event fixed until it runs.
+  struct Seen {
+    std::uint32_t events = UINT32_MAX;   // the agent's event count when x was built
+    std::uint64_t version = UINT64_MAX;  // asleep_version_ when the flags were set
+    bool asleep = false;
+    bool wakes = false;
+    EventInfo x;
+  };
+  const Seen& seen(const Choice& c, AgentId a) {
+    Seen& s = seen_[index(a)];
+    const std::uint32_t events = c.execution.agents()[index(a)]->events;
+    if (s.events != events) {
+      s.x = split_.agents.pending_event(c, a);
+      split_.objects.canon(s.x.footprint);
+      s.events = events;
+      s.version = UINT64_MAX;
+    }
+    if (s.version != asleep_version_) {
+      s.asleep = sleeps(asleep_, s.x);
+      s.wakes = std::any_of(asleep_.begin(), asleep_.end(),
+                            [&](const EventInfo& b) { return dpor::conflict(s.x, b); });
+      s.version = asleep_version_;
+    }
+    return s;
   }
 
   const std::vector<AgentId>& prefix_;
@@ -170,7 +207,8 @@ class Probe final : public Strategy {
   bool have_last_ = false;
   std::int64_t last_ = -1;  // the agent the sample ran last
   std::vector<EventInfo> asleep_;  // the item's sleeping events the sample has not woken
-  std::vector<EventInfo> awake_;   // this step's awake pending events
+  std::uint64_t asleep_version_ = 0;  // bumped when asleep_ loses an event
+  std::vector<Seen> seen_;            // per agent index of this execution
 };
 
 // Runs `node`'s prefix once and fills in what its probe saw.
