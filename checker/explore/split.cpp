@@ -39,12 +39,17 @@ bool sleeps(const std::vector<EventInfo>& sleep, const EventInfo& x) {
                      [&](const EventInfo& b) { return dpor::same_step(b, x); });
 }
 
+// Runs `ran` past the sleep set `sleep`: drops the events it wakes, keeping
+// those still independent of it (dpor::step on the sequence {b}: kept
+// exactly when independent of `ran`).
+void run_past(std::vector<EventInfo>& sleep, const EventInfo& ran) {
+  std::erase_if(sleep, [&](const EventInfo& b) { return dpor::dependent(ran, b); });
+}
+
 // The sleep set after running `ran`: the events of `before` still independent of it.
-// (dpor::step on the sequence {b}: kept exactly when independent of `ran`.)
 std::vector<EventInfo> carried(const std::vector<EventInfo>& before, const EventInfo& ran) {
-  std::vector<EventInfo> out;
-  for (const EventInfo& b : before)
-    if (!dpor::dependent(ran, b)) out.push_back(b);
+  std::vector<EventInfo> out = before;
+  run_past(out, ran);
   return out;
 }
 
@@ -162,7 +167,7 @@ class Probe final : public Strategy {
     if (awake > 1) ++node_.sample_choices;  // (an event still sleeps here)
     const EventInfo& picked = seen_[index(a)].x;
     const std::size_t before = asleep_.size();
-    std::erase_if(asleep_, [&](const EventInfo& b) { return dpor::dependent(picked, b); });
+    run_past(asleep_, picked);
     if (asleep_.size() != before) ++asleep_version_;  // (a subset of the same size is the same)
     node_.witnessed = asleep_.empty();
     last_ = index(a);
