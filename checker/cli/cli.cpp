@@ -33,6 +33,7 @@ struct RunArgs {
   bool keep_going = false;
   std::size_t stack_kib = 256;
   bool quiet = false;             // no progress line
+  bool split_always = false;      // --split-always: no plain trial beside the split
   double progress_interval = 5;   // seconds between progress lines in logs
   // run --all
   bool all = false;
@@ -404,6 +405,9 @@ int main(int argc, char** argv) {
   run->add_flag("--explore-guarded", config.explore_guarded,
                 "with --shard: explore the shard's guarded work items even when none of its own "
                 "items calls for them (when 'heddle merge' asks for it)");
+  run->add_flag("--split-always", args.split_always,
+                "with --jobs or --shard: split even a kernel whose plain exploration takes fewer "
+                "executions than the split's probes (explored unsplit otherwise)");
   run->add_option("--budget-per-kernel", args.budget_per_kernel,
                   "with --all: seconds each kernel/preset may explore (0: none)")
       ->check(seconds_at_least(0));
@@ -481,6 +485,8 @@ int main(int argc, char** argv) {
       if (args.all && !shard.empty())
         throw UsageError("--shard splits one kernel's run; with --all, spread kernels over CI jobs "
                          "with --filter");
+      if (args.all && args.split_always)
+        throw UsageError("--split-always works with one kernel's --jobs or --shard run, not --all");
       if (args.all) return run_all(config, args, log_level);
       auto given = [](const auto& options) {
         return std::any_of(options.begin(), options.end(), [](const auto& v) { return !v.empty(); });
@@ -496,6 +502,9 @@ int main(int argc, char** argv) {
       if (!shard.empty()) parse_shard(shard, config);
       if (config.explore_guarded && shard.empty())
         throw UsageError("--explore-guarded works with --shard only");
+      if (args.split_always && config.jobs == 0 && shard.empty())
+        throw UsageError("--split-always works with --jobs or --shard only");
+      config.split_trial = !args.split_always;
       return run_kernel(config, args);
     }
     if (app.got_subcommand("merge")) return merge_files(config, merge_paths, args);

@@ -16,6 +16,7 @@
 #include "checker/engine/errors.hpp"
 #include "checker/explore/loop.hpp"
 #include "checker/explore/split.hpp"
+#include "checker/explore/trial.hpp"
 
 namespace heddle {
 namespace {
@@ -45,6 +46,7 @@ struct Shared {
   std::vector<std::vector<std::uint32_t>> calls{};  // per entry of mine
   std::vector<char> skipped{};                      // per entry of mine: guarded, not called for
   std::set<std::size_t> later{};  // guarded entries left for the end (smallest first: no deadlock)
+  bool whole = false;  // the split is the root alone, explored by the trial (trial.hpp)
 };
 
 // For the guarded entry `pos`: waits until the entries of its range are
@@ -212,7 +214,11 @@ RunResult combine(const Shared& sh) {
   if (cut != SIZE_MAX) total.stopped_by = "first bug";
   // A shard is exhaustive over its own items (its note says so); merge decides for the run.
   total.exhaustive = all_done && cut == SIZE_MAX;
-  total.notes.push_back(fmt::format("dpor: split into {} work items", info.items));
+  if (sh.whole)
+    total.notes.push_back(
+        "dpor: not split: a plain exploration took less work than the split's probes");
+  else
+    total.notes.push_back(fmt::format("dpor: split into {} work items", info.items));
   if (sh.config.shards > 0)
     total.notes.push_back(fmt::format(
         "shard {}/{}: explored {} of the {} work items (merge the shards' summaries with "
@@ -236,14 +242,9 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   FaultHandlers handlers;
   arm_step_watchdog(config.step_timeout);
   StackPool pool(config.stack_bytes);
-  const WorkSplit split = split_work(kernel, params, config, pool);
-  std::vector<std::size_t> mine;
-  if (config.shards > 0) {
-    mine = shard_items(split, config.shard, config.shards);
-  } else {
-    for (std::size_t k = 0; k < split.items.size(); ++k) mine.push_back(k);
-  }
-  std::vector<LoopState> states(mine.size());
+  const std::uint32_t jobs = std::max<std::uint32_t>(1, config.jobs);
+  // With a second core, the plain exploration runs beside the split; with
+  // one job, after it (the same decision, checker/explore/trial.hpp).
   std::mutex observer_mu;
   ExecutionObserver locked;
   if (observer)
@@ -251,14 +252,37 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
       std::lock_guard lock(observer_mu);
       observer(ex, e);
     };
+  Trial trial(kernel, params, config, run_limits(config, start), start, locked);
+  if (config.split_trial && jobs > 1) trial.start();
+  WorkSplit split = split_work(kernel, params, config, pool, kSplitTarget,
+                               [&](std::uint64_t probes) { return trial.finished_below(probes); });
+  const bool whole = config.split_trial && trial.decide(split.probes);
+  if (whole) {
+    const std::uint64_t probes = split.probes;
+    split = whole_split();
+    split.probes = probes;
+  }
+  std::vector<std::size_t> mine;
+  if (config.shards > 0) {
+    mine = shard_items(split, config.shard, config.shards);
+  } else {
+    for (std::size_t k = 0; k < split.items.size(); ++k) mine.push_back(k);
+  }
+  std::vector<LoopState> states(mine.size());
+  if (whole && !mine.empty()) states[0] = std::move(trial.state());
   Shared sh{kernel, params, config, split, mine, states, run_limits(config, start), start, locked};
   sh.finished.assign(mine.size(), 0);
   sh.calls.resize(mine.size());
   sh.skipped.assign(mine.size(), 0);
-  const std::uint32_t jobs = std::max<std::uint32_t>(1, config.jobs);
-  std::vector<std::thread> workers;
-  for (std::uint32_t j = 0; j < jobs; ++j) workers.emplace_back([&sh] { work(sh); });
-  for (auto& w : workers) w.join();
+  sh.whole = whole;
+  if (whole) {
+    sh.finished.assign(mine.size(), 1);
+    if (!mine.empty() && states[0].result.bug && config.stop_at_first_bug) sh.cut.store(0);
+  } else {
+    std::vector<std::thread> workers;
+    for (std::uint32_t j = 0; j < jobs; ++j) workers.emplace_back([&sh] { work(sh); });
+    for (auto& w : workers) w.join();
+  }
   if (sh.failed) std::rethrow_exception(sh.failed);
   LoopState merged;
   merged.result = combine(sh);

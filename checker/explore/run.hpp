@@ -40,6 +40,8 @@ struct RunConfig {
   std::uint32_t shard = 0;            // with shards > 0: explore only work items k % shards == shard
   std::uint32_t shards = 0;
   bool explore_guarded = false;       // a shard explores its guarded work items unasked
+  bool split_trial = true;            // a split run takes a plain exploration that needs
+                                      // less work than its probes (checker/explore/trial.hpp)
   StrategyDecorator decorate;         // when set, wraps the strategy (e.g. timeline capture)
 };
 

@@ -216,10 +216,14 @@ class Probe final : public Strategy {
   std::vector<Seen> seen_;            // per agent index of this execution
 };
 
+// Thrown by probe() when the split's give_up says so.
+struct GivenUp {};
+
 // Runs `node`'s prefix once and fills in what its probe saw.
 void probe(const Kernel& kernel, const Params& params, const ExecutionLimits& limits,
            StackPool& pool, WorkSplit& split, Node& node,
            const std::vector<EventInfo>* before = nullptr) {
+  if (split.give_up && split.give_up(split.probes)) throw GivenUp{};
   Probe p(node.item.prefix, before, split, node);
   p.begin_execution();
   Execution ex(limits, pool);
@@ -361,20 +365,26 @@ std::uint64_t fingerprint(const std::vector<WorkItem>& items) {
 }  // namespace
 
 WorkSplit split_work(const Kernel& kernel, const Params& params, const RunConfig& config,
-                     StackPool& pool, std::size_t target) {
+                     StackPool& pool, std::size_t target, const SplitGiveUp& give_up) {
   WorkSplit split;
+  split.give_up = give_up;
   ExecutionLimits limits{config.max_steps, config.step_timeout, false};
   std::list<Node> nodes(1);
-  probe(kernel, params, limits, pool, split, nodes.front());
-  // The heaviest node first, so that the items come out of similar sizes;
-  // the cut depends on the model only, and stops at `target` items or
-  // kSplitProbes probes.
-  while (nodes.size() < target && split.probes < kSplitProbesPerItem * target) {
-    const auto best = heaviest(nodes);
-    if (best == nodes.end()) break;
-    std::vector<Node> children = expand(kernel, params, limits, pool, split, *best);
-    for (Node& c : children) nodes.insert(best, std::move(c));
-    nodes.erase(best);
+  try {
+    probe(kernel, params, limits, pool, split, nodes.front());
+    // The heaviest node first, so that the items come out of similar sizes;
+    // the cut depends on the model only, and stops at `target` items or
+    // kSplitProbes probes.
+    while (nodes.size() < target && split.probes < kSplitProbesPerItem * target) {
+      const auto best = heaviest(nodes);
+      if (best == nodes.end()) break;
+      std::vector<Node> children = expand(kernel, params, limits, pool, split, *best);
+      for (Node& c : children) nodes.insert(best, std::move(c));
+      nodes.erase(best);
+    }
+  } catch (const GivenUp&) {
+    split.given_up = true;
+    return split;
   }
   std::vector<bool> guarded;
   for (Node& n : nodes) {
@@ -384,6 +394,13 @@ WorkSplit split_work(const Kernel& kernel, const Params& params, const RunConfig
     split.items.push_back(std::move(n.item));
   }
   set_guards(guarded, split.items);
+  split.fingerprint = fingerprint(split.items);
+  return split;
+}
+
+WorkSplit whole_split() {
+  WorkSplit split;
+  split.items.emplace_back();
   split.fingerprint = fingerprint(split.items);
   return split;
 }

@@ -32,9 +32,11 @@
 // weight (shard_items). The split depends only on the model: the same
 // items, in the same order, for every N and every shard, so counts,
 // verdicts and the reported bug (the one of the first item that has one)
-// do not depend on N.
+// do not depend on N. A kernel whose plain exploration takes less work
+// than the split's probes is not split (checker/explore/trial.hpp).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,6 +65,9 @@ struct WorkItem {
   double weight = 0;                    // how much its probe's sample branched (log2; shard_items)
 };
 
+/// Says, given the probes run so far, whether the split may stop (its items are then not used).
+using SplitGiveUp = std::function<bool(std::uint64_t probes)>;
+
 /// The work items of one exploration, in the order a sequential run takes them.
 struct WorkSplit {
   std::vector<WorkItem> items;
@@ -70,6 +75,8 @@ struct WorkSplit {
   std::uint64_t fingerprint = 0;   // names this split: shards of one run agree on it
   dpor::CanonicalAgents agents;    // the canonical ids the items use
   dpor::CanonicalObjects objects;
+  SplitGiveUp give_up;             // split_work's: asked before each probe
+  bool given_up = false;           // split_work stopped early when give_up said so: no items
 };
 
 /// How finely to split: stop at `target` items or more (enough for 16
@@ -78,9 +85,14 @@ inline constexpr std::size_t kSplitTarget = 512;
 /// ... or once the split has run this many probes per item of the target.
 inline constexpr std::uint64_t kSplitProbesPerItem = 4;
 
-/// Splits dpor's exploration of `kernel` with `params` (limits from `config`).
+/// Splits dpor's exploration of `kernel` with `params` (limits from
+/// `config`); asks `give_up`, if given, before each probe.
 WorkSplit split_work(const Kernel& kernel, const Params& params, const RunConfig& config,
-                     StackPool& pool, std::size_t target = kSplitTarget);
+                     StackPool& pool, std::size_t target = kSplitTarget,
+                     const SplitGiveUp& give_up = {});
+
+/// The split of one item, the root: the whole exploration (checker/explore/trial.hpp).
+WorkSplit whole_split();
 
 /// The items shard `shard` of `shards` explores, in item order: the items
 /// dealt by weight, heaviest first, to shards 0..N-1, then N-1..0, and so on.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "checker/explore/split.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;
@@ -15,11 +16,12 @@ using namespace heddle;
 namespace {
 using KernelParams = std::map<std::string, std::string>;
 
-RunConfig split_config(std::uint32_t jobs, std::uint32_t shard = 0, std::uint32_t shards = 0) {
+// A split run; `trial`: whether a plain exploration that takes less work
+// than the split's probes may stand for it (off: the split is explored).
+RunConfig split_config(std::uint32_t jobs, bool trial = false) {
   RunConfig c;
   c.jobs = jobs;
-  c.shard = shard;
-  c.shards = shards;
+  c.split_trial = trial;
   return c;
 }
 
@@ -44,6 +46,7 @@ std::uint64_t sharded_executions(const std::string& kernel, const KernelParams& 
     base.jobs = 1;
     base.explore_guarded = guarded;
     RunResult r = test::run(kernel, p, base);
+    INFO("shard " << s << "/" << shards);
     REQUIRE(r.split);
     for (const auto& o : r.split->outcomes) {
       CHECK(o.done);
@@ -106,8 +109,48 @@ TEST_CASE("split: --jobs 1/2/4 and shards 1/3/7 count what one dpor run counts",
       INFO("shards " << shards);
       RunConfig c;
       c.stop_at_first_bug = false;
+      c.split_trial = false;
       CHECK(sharded_executions(kernel, p, shards, c) == one.stats.executions);
     }
+  }
+}
+
+TEST_CASE("split: a kernel whose plain run takes less work than the split's probes runs unsplit",
+          "[split]") {
+  auto unsplit = [](const RunResult& r) {
+    return std::find(r.notes.begin(), r.notes.end(),
+                     "dpor: not split: a plain exploration took less work than the split's "
+                     "probes") != r.notes.end();
+  };
+  auto classic = kClassic;
+  classic.push_back({"classic/lastzero", {{"n", "12"}}});  // (N+3) 2^(N-2) = 15,360 traces
+  classic.push_back({"demo/lost_update", {}});
+  for (const auto& [kernel, p] : classic) {
+    INFO(kernel);
+    const RunResult one = test::run(kernel, p);  // stops at the first bug, if any
+    std::optional<std::uint64_t> items;
+    for (std::uint32_t jobs : {1u, 2u, 4u}) {
+      INFO("jobs " << jobs);
+      RunResult r = test::run(kernel, p, split_config(jobs, true));
+      REQUIRE(r.split);
+      if (!items) items = r.split->items;
+      CHECK(r.split->items == *items);  // every N decides alike
+      if (unsplit(r)) CHECK(r.split->items == 1);
+      CHECK(r.stats.executions == one.stats.executions);
+      CHECK(r.exhaustive == one.exhaustive);
+      CHECK(r.verdict == one.verdict);
+      // Unsplit, it is the plain run: the same counterexample.
+      if (unsplit(r)) CHECK(steps_of(r) == steps_of(one));
+    }
+    // The split stops expanding at kSplitProbesPerItem * kSplitTarget
+    // probes (and finishes the node it expands): 15,360 executions are more.
+    if (one.stats.executions > 2 * kSplitProbesPerItem * kSplitTarget) CHECK(*items > 1);
+    if (kernel == "classic/indexer") CHECK(*items == 1);  // 64 traces, some 2,000 probes
+    RunConfig c;
+    c.stop_at_first_bug = false;
+    const RunResult every = test::run(kernel, p, c);
+    c.split_trial = true;
+    CHECK(sharded_executions(kernel, p, 3, c) == every.stats.executions);
   }
 }
 
@@ -252,7 +295,8 @@ TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
     CHECK(replayed.err.find("warning") == std::string::npos);
   }
   SECTION("a guarded item another shard calls for: merge names the shard to run again") {
-    std::string files = shards("classic/lastzero --param n=8", 3);
+    // (--split-always: unsplit, its 704 executions hold no guarded item.)
+    std::string files = shards("classic/lastzero --param n=8 --split-always", 3);
     // Make an item of shard 1 call for a guarded item that shard 0 skipped.
     auto s0 = nlohmann::json::parse(test::slurp(dir + "/s0.json"));
     auto s1 = nlohmann::json::parse(test::slurp(dir + "/s1.json"));
@@ -273,7 +317,7 @@ TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
     CHECK(asked.code == 1);
     CHECK_THAT(asked.out + asked.err, Catch::Contains("shard 0/3") && Catch::Contains("--explore-guarded"));
     auto again = test::cli(fmt::format("run -q classic/lastzero --param n=8 --shard 0/3 --explore-guarded "
-                                       "--summary-json {}/s0.json", dir));
+                                       "--split-always --summary-json {}/s0.json", dir));
     CHECK(again.code == 0);
     auto merged = test::cli("merge" + files + " --require-exhaustive --summary-json " + dir + "/m.json");
     INFO(merged.out << merged.err);
@@ -282,6 +326,11 @@ TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
     CHECK(nlohmann::json::parse(test::slurp(dir + "/m.json"))["executions"] == 704);
     auto alone = test::cli("run -q classic/lastzero --explore-guarded");
     CHECK(alone.code == 2);
+    auto always = test::cli("run -q classic/lastzero --split-always");
+    CHECK(always.code == 2);
+    CHECK_THAT(always.err, Catch::Contains("--split-always works with --jobs or --shard only"));
+    auto all = test::cli("run --all --split-always");
+    CHECK(all.code == 2);
   }
   SECTION("bad input: a missing shard, a shard twice, another run's shard, not a summary") {
     std::string files = shards("classic/lastzero --param n=5", 3);
