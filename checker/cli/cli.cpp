@@ -12,6 +12,9 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "checker/cli/ci_job.hpp"
 #include "checker/engine/errors.hpp"
@@ -361,9 +364,23 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
   return code;
 }
 
+// Keeps freed memory in the process: every execution builds its kernel's
+// buffers (a 128x256 tile's shadow cells take megabytes) and frees them at
+// its end, and glibc by default hands such memory back to the kernel each
+// time, to fault it in again, zeroed, in the next execution (0.14 s of a
+// 0.31 s run of the tile_128x256_fixed epilogue; bench/RESULTS.md). What
+// is kept is bounded by the largest execution's needs.
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_memory();
   CLI::App app{"heddle: a systematic concurrency model checker for GPU and TPU kernel schedules"};
   app.require_subcommand(1);
   std::string log_level = "warn";
