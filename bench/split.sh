@@ -45,7 +45,7 @@ import json, sys
 d, n = sys.argv[1], int(sys.argv[2])
 sums = [json.load(open(f"{d}/shard{s}.json")) for s in range(n)]
 if sums[0]["split"]["items"] == 1:
-    print(f"{n} shards: unsplit (a plain exploration took less work than the split's probes): "
+    print(f"{n} shards: unsplit (a plain exploration ran fewer steps than the split's probes): "
           f"shard 0 explores it, executions total {sum(s['executions'] for s in sums)}")
     sys.exit(0)
 ex = [s["executions"] + s["stats"]["sleep_blocked"] for s in sums]

@@ -216,7 +216,7 @@ RunResult combine(const Shared& sh) {
   total.exhaustive = all_done && cut == SIZE_MAX;
   if (sh.whole)
     total.notes.push_back(
-        "dpor: not split: a plain exploration took less work than the split's probes");
+        "dpor: not split: a plain exploration ran fewer steps than the split's probes");
   else
     total.notes.push_back(fmt::format("dpor: split into {} work items", info.items));
   if (sh.config.shards > 0)
@@ -243,8 +243,6 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   arm_step_watchdog(config.step_timeout);
   StackPool pool(config.stack_bytes);
   const std::uint32_t jobs = std::max<std::uint32_t>(1, config.jobs);
-  // With a second core, the plain exploration runs beside the split; with
-  // one job, after it (the same decision, checker/explore/trial.hpp).
   std::mutex observer_mu;
   ExecutionObserver locked;
   if (observer)
@@ -252,11 +250,20 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
       std::lock_guard lock(observer_mu);
       observer(ex, e);
     };
+  // With a second core, the plain exploration runs beside the split; with
+  // one job, in step with it, a little ahead (the same decision,
+  // checker/explore/trial.hpp). Once it has ended, the split gives up as
+  // soon as its probes have run more steps.
   Trial trial(kernel, params, config, run_limits(config, start), start, locked);
-  if (config.split_trial && jobs > 1) trial.start();
+  const bool trial_beside = config.split_trial && jobs > 1;
+  if (trial_beside) trial.start();
   WorkSplit split = split_work(kernel, params, config, pool, kSplitTarget,
-                               [&](std::uint64_t probes) { return trial.finished_below(probes); });
-  const bool whole = config.split_trial && trial.decide(split.probes);
+                               [&](std::uint64_t steps) {
+                                 if (!config.split_trial) return false;
+                                 if (!trial_beside) trial.advance(steps);
+                                 return trial.finished_below(steps);
+                               });
+  const bool whole = config.split_trial && trial.decide(split.steps);
   if (whole) {
     const std::uint64_t probes = split.probes;
     split = whole_split();

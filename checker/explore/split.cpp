@@ -223,13 +223,14 @@ struct GivenUp {};
 void probe(const Kernel& kernel, const Params& params, const ExecutionLimits& limits,
            StackPool& pool, WorkSplit& split, Node& node,
            const std::vector<EventInfo>* before = nullptr) {
-  if (split.give_up && split.give_up(split.probes)) throw GivenUp{};
+  if (split.give_up && split.give_up(split.steps)) throw GivenUp{};
   Probe p(node.item.prefix, before, split, node);
   p.begin_execution();
   Execution ex(limits, pool);
   run_execution(kernel, params, p, ex);
   p.end_execution(ex);
   ++split.probes;
+  split.steps += ex.trace().size();
   if (node.chooses)
     throw UsageError(fmt::format(
         "--jobs and --shard do not support data choices (heddle::choose, called by {}) yet: "

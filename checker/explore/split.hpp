@@ -65,13 +65,15 @@ struct WorkItem {
   double weight = 0;                    // how much its probe's sample branched (log2; shard_items)
 };
 
-/// Says, given the probes run so far, whether the split may stop (its items are then not used).
-using SplitGiveUp = std::function<bool(std::uint64_t probes)>;
+/// Says, given the steps its probes have run so far, whether the split may
+/// stop (its items are then not used).
+using SplitGiveUp = std::function<bool(std::uint64_t steps)>;
 
 /// The work items of one exploration, in the order a sequential run takes them.
 struct WorkSplit {
   std::vector<WorkItem> items;
   std::uint64_t probes = 0;        // partial executions the split ran
+  std::uint64_t steps = 0;         // the steps they ran
   std::uint64_t fingerprint = 0;   // names this split: shards of one run agree on it
   dpor::CanonicalAgents agents;    // the canonical ids the items use
   dpor::CanonicalObjects objects;

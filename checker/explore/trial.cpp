@@ -2,7 +2,24 @@
 
 #include <chrono>
 
+#include "checker/explore/forwarding.hpp"
+
 namespace heddle {
+namespace {
+// Adds the steps of every execution that ends, abandoned ones too, to `steps`.
+class StepCount final : public ForwardingStrategy {
+ public:
+  StepCount(std::unique_ptr<Strategy> inner, std::atomic<std::uint64_t>& steps)
+      : ForwardingStrategy(std::move(inner)), steps_(steps) {}
+  void end_execution(const Execution& ex) override {
+    steps_.fetch_add(ex.trace().size());
+    ForwardingStrategy::end_execution(ex);
+  }
+
+ private:
+  std::atomic<std::uint64_t>& steps_;
+};
+}  // namespace
 
 Trial::Trial(const Kernel& kernel, const Params& params, const RunConfig& config,
              const ExecutionLimits& limits, std::chrono::steady_clock::time_point start,
@@ -27,38 +44,45 @@ void Trial::start() {
   });
 }
 
+void Trial::advance(std::uint64_t limit) {
+  limit_.store(limit);
+  if (!done_.load() && !error_ && steps_.load() < limit) run();
+}
+
 void Trial::run() {
   try {
     using Clock = std::chrono::steady_clock;
-    StackPool pool(config_.stack_bytes);
-    auto strategy = make_strategy(config_);
-    const RunStats& s = state_.result.stats;
+    if (!strategy_) {
+      pool_.emplace(config_.stack_bytes);
+      strategy_ = std::make_unique<StepCount>(make_strategy(config_), steps_);
+    }
+    // Resumed: run_loop adds the strategy's notes again at its end.
+    for (const auto& n : strategy_->notes()) std::erase(state_.result.notes, n);
     auto stop = [&]() -> std::string {
-      work_.store(s.executions + s.abandoned + s.discarded);
-      if (work_.load() >= limit_.load()) return "split";
+      if (steps_.load() >= limit_.load()) return "split";
       const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-      return budget_spent(config_, s.executions, elapsed);
+      return budget_spent(config_, state_.result.stats.executions, elapsed);
     };
-    run_loop(kernel_, params_, config_, *strategy, pool, limits_, observer_, stop, state_);
-    work_.store(s.executions + s.abandoned + s.discarded);
+    run_loop(kernel_, params_, config_, *strategy_, *pool_, limits_, observer_, stop, state_);
     done_.store(state_.result.stopped_by != "split");
   } catch (...) {
     error_ = std::current_exception();
   }
 }
 
-bool Trial::finished_below(std::uint64_t probes) const {
-  return done_.load() && work_.load() < probes;
+bool Trial::finished_below(std::uint64_t steps) const {
+  return done_.load() && steps_.load() < steps;
 }
 
-bool Trial::decide(std::uint64_t probes) {
-  limit_.store(probes);
-  if (thread_.joinable())
+bool Trial::decide(std::uint64_t steps) {
+  if (thread_.joinable()) {
+    limit_.store(steps);
     thread_.join();
-  else
-    run();
+  } else {
+    advance(steps);
+  }
   if (error_) std::rethrow_exception(error_);
-  return finished_below(probes);
+  return finished_below(steps);
 }
 
 }  // namespace heddle

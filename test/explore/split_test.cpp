@@ -119,7 +119,7 @@ TEST_CASE("split: a kernel whose plain run takes less work than the split's prob
           "[split]") {
   auto unsplit = [](const RunResult& r) {
     return std::find(r.notes.begin(), r.notes.end(),
-                     "dpor: not split: a plain exploration took less work than the split's "
+                     "dpor: not split: a plain exploration ran fewer steps than the split's "
                      "probes") != r.notes.end();
   };
   auto classic = kClassic;
@@ -143,7 +143,8 @@ TEST_CASE("split: a kernel whose plain run takes less work than the split's prob
       if (unsplit(r)) CHECK(steps_of(r) == steps_of(one));
     }
     // The split stops expanding at kSplitProbesPerItem * kSplitTarget
-    // probes (and finishes the node it expands): 15,360 executions are more.
+    // probes (and finishes the node it expands): 15,360 executions of
+    // lastzero's one length run more steps than they do.
     if (one.stats.executions > 2 * kSplitProbesPerItem * kSplitTarget) CHECK(*items > 1);
     if (kernel == "classic/indexer") CHECK(*items == 1);  // 64 traces, some 2,000 probes
     RunConfig c;
@@ -151,6 +152,25 @@ TEST_CASE("split: a kernel whose plain run takes less work than the split's prob
     const RunResult every = test::run(kernel, p, c);
     c.split_trial = true;
     CHECK(sharded_executions(kernel, p, 3, c) == every.stats.executions);
+  }
+}
+
+TEST_CASE("split: a budget that ends the plain exploration makes it the run, for every N",
+          "[split]") {
+  RunConfig plain;
+  plain.max_executions = 10;
+  const RunResult one = test::run("classic/lastzero", {{"n", "12"}}, plain);
+  REQUIRE(one.stopped_by == "max-executions");
+  for (std::uint32_t jobs : {1u, 2u, 4u}) {
+    INFO("jobs " << jobs);
+    RunConfig c = split_config(jobs, true);
+    c.max_executions = 10;
+    const RunResult r = test::run("classic/lastzero", {{"n", "12"}}, c);
+    REQUIRE(r.split);
+    CHECK(r.split->items == 1);
+    CHECK(r.stats.executions == 10);
+    CHECK(r.stopped_by == "max-executions");
+    CHECK_FALSE(r.exhaustive);
   }
 }
 
