@@ -82,12 +82,21 @@ class CanonicalAgents {
       key = {UINT32_MAX, 0, roots_++};
     } else {
       const Event& e = ex.trace()[static_cast<std::size_t>(a.created_by)];
-      const std::uint32_t r = rank_[a.created_by]++;
+      const std::uint32_t r = next_rank(a.created_by);
       key = {index(canon(e.agent)), e.agent_event, r};
     }
     auto it = ids_.try_emplace(key, static_cast<std::uint32_t>(ids_.size())).first;
     if (a.created_by < 0) root_ids_.push_back(it->second);
     bind(it->second);
+  }
+  // The rank of the next agent created at trace position `at` (0, 1, ...).
+  // An event's agents are created before the next event runs: the latest
+  // creating position is almost always the one asked for.
+  std::uint32_t next_rank(int at) {
+    for (auto it = rank_.rbegin(); it != rank_.rend(); ++it)
+      if (it->first == at) return it->second++;
+    rank_.emplace_back(at, 1);
+    return 0;
   }
   void bind(std::uint32_t c) {
     if (c >= from_canon_.size()) from_canon_.resize(c + 1, -1);
@@ -98,7 +107,7 @@ class CanonicalAgents {
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> ids_;
   std::vector<std::uint32_t> to_canon_;   // running execution's agent -> canonical
   std::vector<std::int32_t> from_canon_;  // canonical -> running agent, -1 if absent
-  std::map<int, std::uint32_t> rank_;     // agents created so far per creating position
+  std::vector<std::pair<int, std::uint32_t>> rank_;  // agents created so far per creating position
   std::uint32_t roots_ = 0;               // agents created before step 1 so far
   std::vector<std::uint32_t> root_ids_;   // canonical id of the r-th of those
 };
