@@ -17,6 +17,11 @@ class ObjectIndex {
   void clear() {
     for (auto& list : by_object_) list.clear();
   }
+  /// Forgets the positions at and after k (keeps those before).
+  void truncate(std::size_t k) {
+    for (auto& list : by_object_)
+      while (!list.empty() && list.back() >= k) list.pop_back();
+  }
   /// Records that position k (ascending over calls) touches `fp`'s objects.
   void add(std::size_t k, const Footprint& fp) {
     for (const auto& a : fp) {

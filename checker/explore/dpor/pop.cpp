@@ -31,7 +31,24 @@ bool PopDpor::begin() {
   conditional_.clear();
   enabled_.clear();
   enabled_at_.clear();
+  copy_replayed_picks();
   return true;
+}
+
+void PopDpor::copy_replayed_picks() {
+  copied_ = 0;
+  if (top_ < 2) return;  // the root: nothing ran before it
+  // The frame below ran plan_[0, branch_) as this execution replays it
+  // (deterministic models): the same pending operations, the same enabled sets.
+  const FinishedTrace& below = frames_[top_ - 2].trace;
+  const std::size_t k = std::min(branch_, below.real);
+  const auto end = static_cast<std::ptrdiff_t>(k);
+  declared_.assign(below.declared.begin(), below.declared.begin() + end);
+  conditional_.resize(k);
+  for (std::size_t i = 0; i < k; ++i) conditional_[i] = below.events[i].conditional ? 1 : 0;
+  enabled_at_.assign(below.enabled_at.begin(), below.enabled_at.begin() + end);
+  enabled_.assign(below.enabled.begin(), below.enabled.begin() + below.enabled_at[k]);
+  copied_ = k;
 }
 
 std::size_t PopDpor::owner(std::size_t p) const {
@@ -50,7 +67,7 @@ const std::vector<PopDpor::SeqRef>& PopDpor::seqs(const Slot& s) {
   return s.sleep ? *s.sleep : none;
 }
 
-PopDpor::Slot& PopDpor::slot(std::size_t p) {
+PopDpor::Slot& PopDpor::slot_below(std::size_t p) {
   Frame& fr = frames_[owner(p)];
   return fr.own[p - fr.own_from];
 }
@@ -154,8 +171,11 @@ AgentId PopDpor::next(const Choice& c) {
   const auto& trace = c.execution.trace();
   agents_.sync(c.execution);
   objects_.sync(c.execution, agents_);
-  enabled_at_.push_back(static_cast<std::uint32_t>(enabled_.size()));
-  for (AgentId x : c.enabled) enabled_.push_back(agents_.canon(x));
+  const bool copied = p < copied_;  // its pick's record came from the frame below
+  if (!copied) {
+    enabled_at_.push_back(static_cast<std::uint32_t>(enabled_.size()));
+    for (AgentId x : c.enabled) enabled_.push_back(agents_.canon(x));
+  }
   if (p > 0) finalize(p - 1, trace);
   // Plans name agents by canonical id; `a` becomes the running agent's id.
   auto enabled = [&](AgentId canon, AgentId& a) {
@@ -169,6 +189,7 @@ AgentId PopDpor::next(const Choice& c) {
       throw ModelError(
           "the model is not deterministic: a step that could run in an earlier execution is "
           "blocked now (does it read a clock, a random source or global state?)");
+    if (copied) return a;
   } else {
     s = p < top().own_from ? &slot(p) : &fresh_slot(p, trace);
     bool chosen = false;
@@ -273,6 +294,7 @@ void PopDpor::record_frame(const Execution& ex) {
   FinishedTrace& t = top().trace;
   t.clear();
   t.real = n;
+  t.serial = ++serials_;
   // The prefix shared with the frame below ran the same events (whose
   // clocks compute_clocks reuses): copied from there, not rebuilt.
   const FinishedTrace* below = top_ > 1 ? &frames_[top_ - 2].trace : nullptr;
@@ -287,10 +309,12 @@ void PopDpor::record_frame(const Execution& ex) {
     t.events.push_back(info_at(trace, k));
     t.created_by.push_back(trace[k].created_by);
   }
-  t.declared.assign(declared_.begin(), declared_.end());
-  t.enabled.assign(enabled_.begin(), enabled_.end());
-  t.enabled_at.assign(enabled_at_.begin(), enabled_at_.end());
-  t.enabled_at.push_back(static_cast<std::uint32_t>(enabled_.size()));
+  // The picks' records move into the frame (begin() clears what comes back).
+  running_bytes_ = running_bytes();
+  enabled_at_.push_back(static_cast<std::uint32_t>(enabled_.size()));
+  t.declared.swap(declared_);
+  t.enabled.swap(enabled_);
+  t.enabled_at.swap(enabled_at_);
   const bool blocked = blocked_at_ != SIZE_MAX;
   if (blocked) ++stats_.sleep_blocked;
   // The operations pending where it stopped race too, also where every
@@ -443,14 +467,15 @@ bool PopDpor::advance() {
   return false;
 }
 
+std::size_t PopDpor::running_bytes() const {
+  return plan_.size() * sizeof(AgentId) + declared_.size() * sizeof(Footprint) +
+         enabled_.size() * sizeof(AgentId) + enabled_at_.size() * sizeof(std::uint32_t);
+}
+
 void PopDpor::measure() {
   // Frames account for what they hold as it is added (account()); the
-  // running execution's buffers come on top.
-  const std::size_t run = plan_.size() * sizeof(AgentId) +
-                          declared_.size() * sizeof(Footprint) +
-                          enabled_.size() * sizeof(AgentId) +
-                          enabled_at_.size() * sizeof(std::uint32_t);
-  stats_.peak_state_bytes = std::max(stats_.peak_state_bytes, state_bytes_ + run);
+  // running execution's buffers (as record_frame found them) come on top.
+  stats_.peak_state_bytes = std::max(stats_.peak_state_bytes, state_bytes_ + running_bytes_);
   stats_.peak_frames = std::max(stats_.peak_frames, top_);
 }
 

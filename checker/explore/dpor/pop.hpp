@@ -143,8 +143,14 @@ class PopDpor {
   void account(std::size_t frame, std::size_t bytes);
   /// Bytes of one stored sequence.
   static std::size_t seq_bytes(const Seq& q);
-  /// The slot of position p of the top frame's execution.
-  Slot& slot(std::size_t p);
+  /// The slot of position p of the top frame's execution (most are the top frame's own).
+  Slot& slot(std::size_t p) {
+    Frame& t = top();
+    if (p >= t.own_from && p - t.own_from < t.own.size()) return t.own[p - t.own_from];
+    return slot_below(p);
+  }
+  /// slot(p), looked up through owner().
+  Slot& slot_below(std::size_t p);
   /// The sleep sequences of `s`.
   static const std::vector<SeqRef>& seqs(const Slot& s);
   /// Creates the slot of a fresh position p of the running execution.
@@ -171,6 +177,11 @@ class PopDpor {
   void watch_prefix(const Frame& f);
   /// Appends the operations still pending at the end (deadlock, limits).
   void collect_pending(const Execution& ex, FinishedTrace& t);
+  /// Fills the running execution's picks for the prefix it replays from
+  /// the frame below, which ran it (begin()).
+  void copy_replayed_picks();
+  /// Bytes of the running execution's plan and pick records.
+  std::size_t running_bytes() const;
   /// The operation agent `a` has pending at `c`, agents and objects named
   /// by canonical id.
   EventInfo pending(const Choice& c, AgentId a) const;
@@ -212,7 +223,10 @@ class PopDpor {
   std::vector<std::uint8_t> conditional_;
   std::vector<AgentId> enabled_;
   std::vector<std::uint32_t> enabled_at_;
+  std::size_t copied_ = 0;  // positions [0, copied_) of those four came from the frame below
+  std::size_t running_bytes_ = 0;  // their bytes and plan_'s when record_frame took them
   RaceFinder finder_;
+  std::uint64_t serials_ = 0;  // FinishedTrace::serial of the last frame recorded (never reset)
   CanonicalAgents agents_;  // events and plans name agents by canonical id
   CanonicalObjects objects_;  // ... and footprints objects
   std::vector<const EventInfo*> v_;  // the schedule being checked

@@ -11,6 +11,7 @@ void FinishedTrace::clear() {
   enabled.clear();
   enabled_at.clear();
   real = 0;
+  serial = 0;
   clocks.clear();
   stride = 0;
   prev_pos.clear();
@@ -130,9 +131,18 @@ bool completed_by(const Seq& seq, const std::vector<const EventInfo*>& v) {
   return false;
 }
 
-void RaceFinder::index_objects(const FinishedTrace& t) {
-  objects_.clear();
-  for (std::size_t k = 0; k < t.real; ++k) objects_.add(k, t.events[k].footprint);
+void RaceFinder::index_objects(const FinishedTrace& t, const FinishedTrace* parent,
+                               std::size_t same) {
+  std::size_t from = 0;
+  if (parent != nullptr && parent->serial != 0 && parent->serial == indexed_ &&
+      same <= parent->real && same <= t.real) {
+    objects_.truncate(same);  // parent's index, positions [0, same) (t's too)
+    from = same;
+  } else {
+    objects_.clear();
+  }
+  for (std::size_t k = from; k < t.real; ++k) objects_.add(k, t.events[k].footprint);
+  indexed_ = t.serial;
 }
 
 void RaceFinder::candidates(const FinishedTrace& t, const Footprint& fp, std::size_t limit,
@@ -150,7 +160,7 @@ void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, s
   t.stride = agents;
   t.clocks.assign(n * agents, 0u);
   t.prev_pos.assign(n, -1);
-  index_objects(t);
+  index_objects(t, parent, same);
   // A prefix shared with the parent has the parent's clocks (they depend
   // on earlier events only); copy them when the rows have the same width.
   std::size_t from = 0;

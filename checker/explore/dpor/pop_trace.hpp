@@ -39,6 +39,7 @@ struct FinishedTrace {
   std::vector<std::uint32_t> clocks;     // clocks[k * stride + a]: a's events hb-before-or-at k
   std::size_t stride = 0;
   std::vector<std::int32_t> prev_pos;    // the same agent's previous position, or -1
+  std::uint64_t serial = 0;              // names this record (0: none): RaceFinder's index reuse
 
   /// Empties the record, keeping its storage.
   void clear();
@@ -86,7 +87,8 @@ class RaceFinder {
  public:
   /// Fills `t.clocks` and `t.prev_pos` (program order, creation, conflicts).
   /// Positions below `same` ran as in `parent` (when given): their clocks
-  /// are copied from it.
+  /// are copied from it, and when `parent` was the trace analysed last,
+  /// its object index is kept for them.
   void compute_clocks(FinishedTrace& t, const FinishedTrace* parent = nullptr,
                       std::size_t same = 0);
   /// Appends to `out` the reversible races (i, j) with j in [from, to) or,
@@ -95,7 +97,8 @@ class RaceFinder {
                   std::vector<Race>& out);
 
  private:
-  void index_objects(const FinishedTrace& t);
+  /// Indexes t's positions by object; [0, same) as parent's were, when parent was indexed last.
+  void index_objects(const FinishedTrace& t, const FinishedTrace* parent, std::size_t same);
   /// Fills cand_ with the positions below `limit` that touch an object of `fp`,
   /// ascending; with `stop_at_cover`, none before an object's last covering write.
   void candidates(const FinishedTrace& t, const Footprint& fp, std::size_t limit,
@@ -107,6 +110,7 @@ class RaceFinder {
   bool reversible(const FinishedTrace& t, std::size_t i, std::size_t j) const;
 
   ObjectIndex objects_;  // positions per object of the trace analysed
+  std::uint64_t indexed_ = 0;  // that trace's serial (0: unknown)
   std::vector<std::uint32_t> cand_;
   std::vector<std::int32_t> last_;  // compute_clocks: each agent's last position so far
 };
