@@ -223,7 +223,7 @@ void Execution::release(SyncClock& s) {
 
 void Execution::proxy_fence() {
   Agent& a = running_ ? *running_ : host_;
-  for (auto& c : a.commit.by_proxy) c = a.clock;
+  a.commit.fence_all(a.clock);
   if (&a != &host_) a.clock.tick(a.id);
 }
 
