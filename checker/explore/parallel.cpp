@@ -11,6 +11,7 @@
 #include <exception>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "checker/engine/errors.hpp"
@@ -264,6 +265,8 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
                                  return trial.finished_below(steps);
                                });
   const bool whole = config.split_trial && trial.decide(split.steps);
+  if (split.given_up && !whole)
+    throw std::logic_error("[heddle bug] the split gave up for a trial that did not end below it");
   if (whole) {
     const std::uint64_t probes = split.probes;
     split = whole_split();
