@@ -367,8 +367,8 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
 // Keeps freed memory in the process: every execution builds its kernel's
 // buffers (a 128x256 tile's shadow cells take megabytes) and frees them at
 // its end, and glibc by default hands such memory back to the kernel each
-// time, to fault it in again, zeroed, in the next execution (0.14 s of a
-// 0.31 s run of the tile_128x256_fixed epilogue; bench/RESULTS.md). What
+// time, to fault it in again, zeroed, in the next execution (0.18-0.24 s
+// of a 0.35-0.48 s run of the tile_128x256_fixed epilogue; bench/RESULTS.md). What
 // is kept is bounded by the largest execution's needs.
 void keep_freed_memory() {
 #ifdef __GLIBC__
@@ -423,8 +423,8 @@ int main(int argc, char** argv) {
                 "with --shard: explore the shard's guarded work items even when none of its own "
                 "items calls for them (when 'heddle merge' asks for it)");
   run->add_flag("--split-always", args.split_always,
-                "with --jobs or --shard: split even a kernel whose plain exploration takes fewer "
-                "executions than the split's probes (explored unsplit otherwise)");
+                "with --jobs or --shard: split even a kernel whose plain exploration ends in "
+                "fewer steps than the split's probes ran (explored unsplit otherwise)");
   run->add_option("--budget-per-kernel", args.budget_per_kernel,
                   "with --all: seconds each kernel/preset may explore (0: none)")
       ->check(seconds_at_least(0));
