@@ -258,12 +258,13 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   Trial trial(kernel, params, config, run_limits(config, start), start, locked);
   const bool trial_beside = config.split_trial && jobs > 1;
   if (trial_beside) trial.start();
-  WorkSplit split = split_work(kernel, params, config, pool, kSplitTarget,
-                               [&](std::uint64_t steps) {
-                                 if (!config.split_trial) return false;
-                                 if (!trial_beside) trial.advance(steps);
-                                 return trial.finished_below(steps);
-                               });
+  SplitGiveUp give_up;  // none without a trial
+  if (config.split_trial)
+    give_up = [&](std::uint64_t steps) {
+      if (!trial_beside) trial.advance(steps);
+      return trial.finished_below(steps);
+    };
+  WorkSplit split = split_work(kernel, params, config, pool, kSplitTarget, give_up);
   const bool whole = config.split_trial && trial.decide(split.steps);
   if (split.given_up && !whole)
     throw std::logic_error("[heddle bug] the split gave up for a trial that did not end below it");
