@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "checker/explore/explorer.hpp"
+#include "checker/explore/forwarding.hpp"
 #include "checker/heddle.hpp"
 
 namespace {
@@ -55,6 +56,26 @@ const auto sync_only = kernel("bench/sync_only", "4 threads, visible operations 
       }
     });
 
+// Picks the next enabled agent after the one picked last: every step of
+// sync_only switches threads, so none runs on its own fiber's pick
+// (Execution::pick_here). The wrapped strategy only counts executions.
+class RoundRobin final : public ForwardingStrategy {
+ public:
+  using ForwardingStrategy::ForwardingStrategy;
+  bool begin_execution() override {
+    last_ = 0;
+    return ForwardingStrategy::begin_execution();
+  }
+  AgentId pick(const Choice& c) override {
+    for (AgentId a : c.enabled)
+      if (index(a) > last_) return AgentId{last_ = index(a)};
+    return AgentId{last_ = index(c.enabled.front())};
+  }
+
+ private:
+  std::uint32_t last_ = 0;
+};
+
 // 3 threads x 3 stores to distinct atomics: 9!/(3!)^3 = 1680 interleavings.
 const auto small = kernel("bench/small", "3 threads x 3 independent atomic stores")
     .body([](const Params&) {
@@ -70,23 +91,33 @@ const auto small = kernel("bench/small", "3 threads x 3 independent atomic store
 // Best of `reps` measurements: the machine is shared, so the minimum is the
 // least disturbed estimate of both costs.
 constexpr int kReps = 5;
-
-int main(int argc, char** argv) {
-  if (argc > 1) g_steps_per_thread = std::atol(argv[1]);
-  double raw = 1e30, per_step = 1e30;
-  RunResult r;
+/// Best of kReps: nanoseconds per step of sync_only under `c` (its last run in `r`).
+double step_ns(RunConfig c, RunResult& r) {
+  double best = 1e30;
+  const Kernel& k = find_kernel("bench/sync_only");
   for (int rep = 0; rep < kReps; ++rep) {
-    raw = std::min(raw, raw_round_trip_ns(4'000'000));
-    const Kernel& k = find_kernel("bench/sync_only");
-    RunConfig c;
-    c.strategy = "dfs";  // the step path alone (dpor, the default, adds its analysis)
-    c.max_executions = 20;
-    c.max_steps = 1'000'000;
     r = explore(k, k.resolve({}), c);
     double steps =
         static_cast<double>(r.stats.max_depth) * static_cast<double>(r.stats.executions);
-    per_step = std::min(per_step, r.stats.seconds * 1e9 / steps);
+    best = std::min(best, r.stats.seconds * 1e9 / steps);
   }
+  return best;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1) g_steps_per_thread = std::atol(argv[1]);
+  double raw = 1e30;
+  for (int rep = 0; rep < kReps; ++rep) raw = std::min(raw, raw_round_trip_ns(4'000'000));
+  RunConfig c;
+  c.strategy = "dfs";  // the step path alone (dpor, the default, adds its analysis)
+  c.max_executions = 20;
+  c.max_steps = 1'000'000;
+  RunResult r, rr;
+  double per_step = step_ns(c, r);
+  c.strategy = "random";  // only counts executions: RoundRobin picks
+  c.seed = 1;
+  c.decorate = [](std::unique_ptr<Strategy> s) { return std::make_unique<RoundRobin>(std::move(s)); };
+  double switching = step_ns(c, rr);
 
   const Kernel& s = find_kernel("bench/small");
   RunConfig small_config;
@@ -99,7 +130,10 @@ int main(int argc, char** argv) {
   fmt::print("heddle step (4 threads, dfs):     {:8.1f} ns  ({} executions x {} steps)\n",
              per_step, r.stats.executions, r.stats.max_depth);
   fmt::print("ratio step / raw switch:          {:8.2f}\n", per_step / raw);
+  fmt::print("heddle step, every step switching: {:7.1f} ns  (round robin; ratio {:.2f})\n",
+             switching, switching / raw);
   fmt::print("small model (dfs, {} executions): {:8.0f} executions/s\n",
              small_run.stats.executions, per_exec_s);
   return 0;
 }
+

@@ -311,12 +311,13 @@ void Execution::record_event(Agent& a) {
 
 Ending Execution::run(Strategy& strategy) {
   strategy_ = &strategy;
-  std::vector<AgentId> enabled;
+  std::vector<AgentId>& enabled = enabled_;
+  enabled.clear();
   scan_size_ = SIZE_MAX;
+  has_picked_ = false;
 #ifndef HEDDLE_ASAN
   // Thread steps switch into their fiber from this frame (Fiber::enter); a
-  // fault in one comes back here. Only members and `enabled` (in memory)
-  // are used after the jump back.
+  // fault in one comes back here. Only members are used after the jump back.
   sigjmp_buf point;
   if (int why = sigsetjmp(point, 0); why != 0) {
     fast_step_faulted(*fast_, why);
@@ -340,31 +341,16 @@ Ending Execution::run(Strategy& strategy) {
     }
 #endif
     if (bug_ && !limits_.finish_after_bug) return Ending::bug;
-    if (!scan_enabled(enabled)) return Ending::bug;
-    if (enabled.empty()) {
-      // A failed assume() blocks its thread for good: the rest ran as far
-      // as it could, and the execution is not one of the model's.
-      if (assumption_failed_) return Ending::discarded;
-      for (const auto& a : agents_)
-        if (a->kind == Agent::Kind::thread && !a->finished) {
-          report_deadlock();
-          return Ending::bug;
-        }
-      run_exit_checks();
-      if (bug_) return Ending::bug;
-      return assumption_failed_ ? Ending::discarded : Ending::complete;  // an exit check's assume
+    AgentId pick;
+    if (has_picked_) {
+      // The thread that ran last asked the strategy itself (pick_here).
+      has_picked_ = false;
+      if (pick_error_) std::rethrow_exception(std::exchange(pick_error_, nullptr));
+      pick = picked_;
+    } else {
+      if (std::optional<Ending> end = before_pick()) return *end;
+      pick = strategy.pick(Choice{step_, enabled, *this});
     }
-    if (step_ >= limits_.max_steps) {
-      report_step_limit();
-      return Ending::step_limit;
-    }
-    ++step_;
-    if ((step_ & 1023) == 0 && limits_.deadline != std::chrono::steady_clock::time_point{} &&
-        std::chrono::steady_clock::now() > limits_.deadline) {
-      --step_;
-      return Ending::abandoned;  // the run's time is up in the middle of this execution
-    }
-    AgentId pick = strategy.pick(Choice{step_, enabled, *this});
     if (pick == kAbandon) {
       --step_;
       return Ending::abandoned;
@@ -388,6 +374,34 @@ Ending Execution::run(Strategy& strategy) {
     }
     if (bug_ && !limits_.finish_after_bug) return Ending::bug;
   }
+}
+
+std::optional<Ending> Execution::before_pick() {
+  if (!scan_enabled(enabled_)) return Ending::bug;
+  if (enabled_.empty()) {
+    // A failed assume() blocks its thread for good: the rest ran as far
+    // as it could, and the execution is not one of the model's.
+    if (assumption_failed_) return Ending::discarded;
+    for (const auto& a : agents_)
+      if (a->kind == Agent::Kind::thread && !a->finished) {
+        report_deadlock();
+        return Ending::bug;
+      }
+    run_exit_checks();
+    if (bug_) return Ending::bug;
+    return assumption_failed_ ? Ending::discarded : Ending::complete;  // an exit check's assume
+  }
+  if (step_ >= limits_.max_steps) {
+    report_step_limit();
+    return Ending::step_limit;
+  }
+  ++step_;
+  if ((step_ & 1023) == 0 && limits_.deadline != std::chrono::steady_clock::time_point{} &&
+      std::chrono::steady_clock::now() > limits_.deadline) {
+    --step_;
+    return Ending::abandoned;  // the run's time is up in the middle of this execution
+  }
+  return std::nullopt;
 }
 
 bool Execution::scan_enabled(std::vector<AgentId>& enabled) {

@@ -135,6 +135,7 @@ class Execution {
     auto& t = static_cast<ThreadAgent&>(*running_);
     t.has_pending = true;
     ready_[index(t.id)] = t.op.enabled.conditional() ? kAsk : kReady;
+    if (pick_here(t)) return;  // the strategy picked this thread again: no switch
     Fiber::suspend();
     // Resumed by the controller: the caller now performs the operation.
   }
@@ -240,6 +241,14 @@ class Execution {
   /// The fast thread step of run() (see Fiber::enter): before and after the
   /// switch, which run() makes in its own frame.
   void begin_fast_step(ThreadAgent& t, sigjmp_buf* point);
+  /// From publish(), on `t`'s fiber: when run()'s loop would go straight to
+  /// the strategy, asks it here. True when it picked `t` (the step is
+  /// recorded and `t` runs on, with no switch); otherwise the pick, or what
+  /// the strategy threw, waits in picked_ for run().
+  bool pick_here(ThreadAgent& t);
+  /// The stack pick_here leaves to the strategy at least (with less, the
+  /// thread switches to run(), whose stack is the OS thread's).
+  static constexpr std::size_t kPickHeadroom = 64 * 1024;
   void end_fast_step(ThreadAgent& t);
   /// A fault jumped back to run()'s point during the fast step of `t`.
   void fast_step_faulted(ThreadAgent& t, int why);
@@ -276,6 +285,10 @@ class Execution {
   /// updated, when that suffices); an await predicate that throws becomes a
   /// bug (returns false).
   bool scan_enabled(std::vector<AgentId>& enabled);
+  /// run()'s work before each pick: the scan, the end of the execution
+  /// (deadlock, exit checks), the step limit and the deadline; the next
+  /// step's number. An Ending when the execution ends there.
+  std::optional<Ending> before_pick();
   void report_deadlock();
   void report_step_limit();
   void run_exit_checks();
@@ -298,6 +311,12 @@ class Execution {
   std::size_t scan_size_ = SIZE_MAX;
   bool scan_ask_ = false;
   std::size_t last_ran_ = 0;
+  std::vector<AgentId> enabled_;  // the last scan's enabled agents
+  // A pick made by pick_here for run() to carry out (has_picked_), or the
+  // exception the strategy threw there.
+  bool has_picked_ = false;
+  AgentId picked_{};
+  std::exception_ptr pick_error_;
   std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
   std::vector<std::string> object_names_;
   std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator

@@ -7,6 +7,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/engine/execution.hpp"
+#include "checker/engine/strategy.hpp"
 #include "checker/engine/user_site.hpp"
 
 namespace heddle {
@@ -64,6 +65,40 @@ void Execution::begin_fast_step(ThreadAgent& t, sigjmp_buf* point) {
   ready_[index(t.id)] = kIdle;
   watchdog_enter_step();
   t.fiber->enter(point);
+}
+
+bool Execution::pick_here(ThreadAgent& t) {
+  // Only where run() would go from this switch straight to the strategy:
+  // every thread started, no bug, the scan's shortcut (scan_enabled) holds
+  // with `t` ready again, no step limit or deadline check due, and room on
+  // this stack for the strategy's frames.
+  const std::size_t me = index(t.id);
+  if (started_ != agents_.size() || bug_ || scan_ask_ || scan_size_ != ready_.size() ||
+      last_ran_ != me || ready_[me] != kReady || step_ >= limits_.max_steps ||
+      ((step_ + 1) & 1023) == 0 || step_watchdog_fired() ||
+      t.fiber->headroom() < kPickHeadroom)
+    return false;
+  running_ = nullptr;  // as the strategy sees it from run(): between steps
+  ++step_;
+  AgentId pick;
+  try {
+    pick = strategy_->pick(Choice{step_, enabled_, *this});
+  } catch (...) {
+    pick_error_ = std::current_exception();
+    pick = kAbandon;
+  }
+  running_ = &t;
+  if (pick != t.id || pick_error_) {
+    picked_ = pick;
+    has_picked_ = true;
+    return false;
+  }
+  // run()'s step of `t` (record_event, begin_fast_step), without the switch.
+  record_event(t);
+  t.has_pending = false;
+  ready_[me] = kIdle;
+  watchdog_enter_step();
+  return true;
 }
 
 void Execution::end_fast_step(ThreadAgent& t) {

@@ -119,6 +119,11 @@ class Fiber {
   void leave() noexcept;
   /// After a fault jumped back to enter()'s point: the fiber is abandoned.
   void faulted(int why) noexcept;
+  /// From inside the fiber: bytes of its stack below the caller's frame.
+  std::size_t headroom() const noexcept {
+    return static_cast<std::size_t>(static_cast<const char*>(__builtin_frame_address(0)) -
+                                    static_cast<const char*>(stack_bottom_));
+  }
   /// True once the current body has returned (or the fiber faulted).
   bool finished() const noexcept { return finished_; }
   bool faulted() const noexcept { return faulted_; }

@@ -32,7 +32,8 @@ struct StrategyStats {
 };
 
 /// An exploration strategy: which agent runs at each step of each execution.
-/// Strategies never run fibers; the controller asks, the strategy answers.
+/// Strategies never run fibers; the controller asks (between steps, on its own
+/// stack or on the thread's that ran last: Execution::pick_here), the strategy answers.
 class Strategy {
  public:
   virtual ~Strategy() = default;
