@@ -22,7 +22,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
   result.seed = strategy->seed() ? strategy->seed() : config.seed;
   ExecutionLimits limits = run_limits(config, start);
   run_loop(kernel, params, config, *strategy, pool, limits, observer,
-           [&] { return budget_spent(config, result.stats.executions, elapsed()); }, state);
+           [&] { return budget_spent(config, result.stats.executions, start); }, state);
   finish_bugs(kernel, params, config, state, pool, limits);
   result.stats.seconds = elapsed();
   return result;

@@ -8,9 +8,13 @@
 
 namespace heddle {
 
-std::string budget_spent(const RunConfig& config, std::uint64_t executions, double elapsed) {
+std::string budget_spent(const RunConfig& config, std::uint64_t executions,
+                         std::chrono::steady_clock::time_point start) {
   if (config.max_executions && executions >= config.max_executions) return "max-executions";
-  if (config.time_limit > 0 && elapsed >= config.time_limit) return "time-limit";
+  if (config.time_limit > 0 &&
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+          config.time_limit)
+    return "time-limit";
   return "";
 }
 

@@ -21,8 +21,10 @@ struct LoopState {
   std::atomic<std::uint64_t>* executions = nullptr;  // a run-wide count to add to, if any
 };
 
-/// The budget that ends the run now, or "" while none is spent.
-std::string budget_spent(const RunConfig& config, std::uint64_t executions, double elapsed);
+/// The budget that ends the run now, or "" while none is spent; a run that
+/// began at `start` (the clock is read only under a time limit).
+std::string budget_spent(const RunConfig& config, std::uint64_t executions,
+                         std::chrono::steady_clock::time_point start);
 
 /// Records the run's first bug and its replayable schedule into `result`.
 void keep_first_bug(const Kernel& kernel, const Params& params, const RunConfig& config,

@@ -99,8 +99,7 @@ void work_item(Shared& sh, std::size_t pos, StackPool& pool, std::unique_ptr<Str
     strategy = make_item_strategy(sh.split, sh.mine[pos]);
   auto stop = [&]() -> std::string {
     if (pos > sh.cut.load()) return "cut";  // an earlier item has the run's bug
-    double elapsed = std::chrono::duration<double>(Clock::now() - sh.start).count();
-    return budget_spent(sh.config, sh.executions.load(std::memory_order_relaxed), elapsed);
+    return budget_spent(sh.config, sh.executions.load(std::memory_order_relaxed), sh.start);
   };
   run_loop(sh.kernel, sh.params, sh.config, *strategy, pool, sh.limits, sh.observer, stop, st);
   if (st.result.bug && sh.config.stop_at_first_bug) {

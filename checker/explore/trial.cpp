@@ -51,7 +51,6 @@ void Trial::advance(std::uint64_t limit) {
 
 void Trial::run() {
   try {
-    using Clock = std::chrono::steady_clock;
     if (!strategy_) {
       pool_.emplace(config_.stack_bytes);
       strategy_ = std::make_unique<StepCount>(make_strategy(config_), steps_);
@@ -60,8 +59,7 @@ void Trial::run() {
     for (const auto& n : strategy_->notes()) std::erase(state_.result.notes, n);
     auto stop = [&]() -> std::string {
       if (steps_.load() >= limit_.load()) return "split";
-      const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-      return budget_spent(config_, state_.result.stats.executions, elapsed);
+      return budget_spent(config_, state_.result.stats.executions, start_);
     };
     run_loop(kernel_, params_, config_, *strategy_, *pool_, limits_, observer_, stop, state_);
     done_.store(state_.result.stopped_by != "split");
