@@ -56,6 +56,24 @@ const auto sync_only = kernel("bench/sync_only", "4 threads, visible operations 
       }
     });
 
+// 2 threads, each 7 fetch_adds on its own counter and one on a shared one
+// (at its first op): 16!/(8!)^2 = 12,870 interleavings, every one a short
+// execution, so per-execution work counts too. The program Relacy's full
+// search runs in bench/RESULTS.md (issue 17).
+const auto pair = kernel("bench/pair", "2 threads x 8 atomic RMWs, one shared")
+    .body([](const Params&) {
+      auto& shared = make<Atomic<long>>("shared", 0);
+      for (int t = 0; t < 2; ++t) {
+        auto& own = make<Atomic<long>>("own" + std::to_string(t), 0);
+        spawn("T" + std::to_string(t), [&shared, &own] {
+          for (long i = 0; i < 7; ++i) {
+            own.fetch_add(1);
+            if (i % 16 == 0) shared.fetch_add(1);
+          }
+        });
+      }
+    });
+
 // Picks the next enabled agent after the one picked last: every step of
 // sync_only switches threads, so none runs on its own fiber's pick
 // (Execution::pick_here). The wrapped strategy only counts executions.
@@ -119,6 +137,18 @@ int main(int argc, char** argv) {
   c.decorate = [](std::unique_ptr<Strategy> s) { return std::make_unique<RoundRobin>(std::move(s)); };
   double switching = step_ns(c, rr);
 
+  const Kernel& pk = find_kernel("bench/pair");
+  RunConfig pair_config;
+  pair_config.strategy = "dfs";
+  double pair_step = 1e30;
+  RunResult pr;
+  for (int rep = 0; rep < kReps; ++rep) {
+    pr = explore(pk, pk.resolve({}), pair_config);
+    pair_step = std::min(pair_step, pr.stats.seconds * 1e9 /
+                                        (static_cast<double>(pr.stats.executions) *
+                                         static_cast<double>(pr.stats.max_depth)));
+  }
+
   const Kernel& s = find_kernel("bench/small");
   RunConfig small_config;
   small_config.strategy = "dfs";
@@ -132,6 +162,8 @@ int main(int argc, char** argv) {
   fmt::print("ratio step / raw switch:          {:8.2f}\n", per_step / raw);
   fmt::print("heddle step, every step switching: {:7.1f} ns  (round robin; ratio {:.2f})\n",
              switching, switching / raw);
+  fmt::print("2 threads x 8 RMWs (dfs, all {} executions): {:.1f} ns per step\n",
+             pr.stats.executions, pair_step);
   fmt::print("small model (dfs, {} executions): {:8.0f} executions/s\n",
              small_run.stats.executions, per_exec_s);
   return 0;
