@@ -13,12 +13,6 @@
 
 namespace heddle {
 namespace {
-// Sizes the previous execution on this OS thread reached: explorers run the
-// same model over and over, so reserving them up front saves the vectors'
-// regrowth (and the string moves it causes) in every execution.
-thread_local std::size_t t_agents_hint = 0;
-thread_local std::size_t t_objects_hint = 0;
-thread_local std::size_t t_owned_hint = 0;
 // Thread agents and arenas of finished executions on this OS thread, for
 // the next ones: an execution's agents and model objects then cost no heap
 // allocation. (Nested executions each take their own.)
@@ -51,13 +45,16 @@ Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits),
   detail::current_execution = this;
   set_model_exit_hook(&Execution::on_model_exit);
   serial_ = next_serial();
-  agents_.reserve(t_agents_hint);
-  ready_.reserve(t_agents_hint);
-  name_hash_.reserve(t_agents_hint);
-  object_names_.reserve(t_objects_hint);
-  object_creators_.reserve(t_objects_hint);
-  described_.reserve(t_objects_hint);  // most objects describe themselves
-  owned_.reserve(t_owned_hint);
+  // The previous execution's vectors, empty, with their capacity (its
+  // sizes, which this one's likely reaches: no regrowth, no string moves).
+  agents_ = std::move(spare_.agents);
+  ready_ = std::move(spare_.ready);
+  name_hash_ = std::move(spare_.name_hash);
+  object_names_ = std::move(spare_.object_names);
+  object_creators_ = std::move(spare_.object_creators);
+  described_ = std::move(spare_.described);
+  owned_ = std::move(spare_.owned);
+  enabled_ = std::move(spare_.enabled);
   // Two arenas take turns: consecutive executions never place their
   // objects at the same addresses, so an object kept from the previous
   // execution is caught (its serial) instead of aliasing a fresh one.
@@ -70,9 +67,6 @@ Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits),
 }
 
 Execution::~Execution() {
-  t_agents_hint = agents_.size();
-  t_objects_hint = object_names_.size();
-  t_owned_hint = owned_.size();
   // While this execution is still current (model destructors may touch it):
   // unwind the fibers stopped inside a body and park the idle ones in the
   // pool, then destroy the thread bodies, the agents and the model objects.
@@ -88,7 +82,28 @@ Execution::~Execution() {
   owned_.clear();
   arena_->rewind();
   t_spare_arenas.emplace_back(arena_);
+  give_back_vectors();
   detail::current_execution = previous_;
+}
+
+thread_local Execution::Spare Execution::spare_;
+
+void Execution::give_back_vectors() noexcept {
+  // (agents_ and owned_ are empty by now.)
+  ready_.clear();
+  name_hash_.clear();
+  object_names_.clear();
+  object_creators_.clear();
+  described_.clear();
+  enabled_.clear();
+  spare_.agents = std::move(agents_);
+  spare_.ready = std::move(ready_);
+  spare_.name_hash = std::move(name_hash_);
+  spare_.object_names = std::move(object_names_);
+  spare_.object_creators = std::move(object_creators_);
+  spare_.described = std::move(described_);
+  spare_.owned = std::move(owned_);
+  spare_.enabled = std::move(enabled_);
 }
 
 void Execution::thread_main(void* agent) {

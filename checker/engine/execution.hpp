@@ -328,6 +328,22 @@ class Execution {
     void (*destroy)(void*) noexcept;
   };
   std::vector<Owned> owned_;
+  // The vectors whose capacity an execution hands to the next one on its
+  // OS thread (an explorer runs the same model over and over): each
+  // execution saves their allocations. Nested executions start empty.
+  struct Spare {
+    std::vector<std::unique_ptr<Agent>> agents;
+    std::vector<std::uint8_t> ready;
+    std::vector<std::size_t> name_hash;
+    std::vector<std::string> object_names;
+    std::vector<std::uint32_t> object_creators;
+    std::vector<std::pair<ObjectId, const Describable*>> described;
+    std::vector<Owned> owned;
+    std::vector<AgentId> enabled;
+  };
+  static thread_local Spare spare_;
+  /// Empties this execution's vectors into spare_, for the next one (destructor).
+  void give_back_vectors() noexcept;
   struct ExitCheck {
     std::function<void()> fn;
     std::source_location loc;  // where it was registered
