@@ -40,39 +40,34 @@ double raw_round_trip_ns(long rounds) {
 
 long g_steps_per_thread = 2000;
 
-// 4 threads doing only visible sync operations (atomic RMWs on their own
-// counters and a shared one), so every step is a fiber switch.
-const auto sync_only = kernel("bench/sync_only", "4 threads, visible operations only")
-    .body([](const Params&) {
-      auto& shared = make<Atomic<long>>("shared", 0);
-      for (int t = 0; t < 4; ++t) {
-        auto& own = make<Atomic<long>>("own" + std::to_string(t), 0);
-        spawn("T" + std::to_string(t), [&shared, &own] {
-          for (long i = 0; i < g_steps_per_thread; ++i) {
-            own.fetch_add(1);
-            if (i % 16 == 0) shared.fetch_add(1);
-          }
-        });
+// `threads` threads, each `Steps` fetch_adds on its own counter and one on
+// a shared counter every 16th (the first included): visible operations
+// only. (`Steps` is no capture: a third one would put each thread's body
+// on the heap.)
+template <const long& Steps>
+void counters(int threads) {
+  auto& shared = make<Atomic<long>>("shared", 0);
+  for (int t = 0; t < threads; ++t) {
+    auto& own = make<Atomic<long>>("own" + std::to_string(t), 0);
+    spawn("T" + std::to_string(t), [&shared, &own] {
+      for (long i = 0; i < Steps; ++i) {
+        own.fetch_add(1);
+        if (i % 16 == 0) shared.fetch_add(1);
       }
     });
+  }
+}
+constexpr long kPairSteps = 7;
 
-// 2 threads, each 7 fetch_adds on its own counter and one on a shared one
-// (at its first op): 16!/(8!)^2 = 12,870 interleavings, every one a short
-// execution, so per-execution work counts too. The program Relacy's full
-// search runs in bench/RESULTS.md (issue 17).
+// 4 threads of long executions: the step path alone.
+const auto sync_only = kernel("bench/sync_only", "4 threads, visible operations only")
+    .body([](const Params&) { counters<g_steps_per_thread>(4); });
+
+// 2 threads x (7 + 1) operations: 16!/(8!)^2 = 12,870 interleavings, every
+// one a short execution, so per-execution work counts too. The program
+// Relacy's full search runs in bench/RESULTS.md (issue 17).
 const auto pair = kernel("bench/pair", "2 threads x 8 atomic RMWs, one shared")
-    .body([](const Params&) {
-      auto& shared = make<Atomic<long>>("shared", 0);
-      for (int t = 0; t < 2; ++t) {
-        auto& own = make<Atomic<long>>("own" + std::to_string(t), 0);
-        spawn("T" + std::to_string(t), [&shared, &own] {
-          for (long i = 0; i < 7; ++i) {
-            own.fetch_add(1);
-            if (i % 16 == 0) shared.fetch_add(1);
-          }
-        });
-      }
-    });
+    .body([](const Params&) { counters<kPairSteps>(2); });
 
 // Picks the next enabled agent after the one picked last: every step of
 // sync_only switches threads, so none runs on its own fiber's pick
