@@ -236,6 +236,16 @@ void Execution::release(SyncClock& s) {
   if (&a != &host_) a.clock.tick(a.id);
 }
 
+void Execution::acquire_release(SyncClock& s) {
+  Agent& a = running_ ? *running_ : host_;
+  a.clock.join(s.clock);
+  a.commit.join(s.commit);
+  // The agent's clock covers s's now: the release's join is a copy.
+  s.clock = a.clock;
+  s.commit.join(a.commit);
+  if (&a != &host_) a.clock.tick(a.id);
+}
+
 void Execution::proxy_fence() {
   Agent& a = running_ ? *running_ : host_;
   a.commit.fence_all(a.clock);

@@ -146,6 +146,8 @@ class Execution {
   void acquire(const SyncClock& s);
   /// Joins the current agent into `s` (release).
   void release(SyncClock& s);
+  /// acquire(s), then release(s) (an acq_rel RMW), in one call.
+  void acquire_release(SyncClock& s);
   /// A bi-directional proxy fence for every non-generic proxy: commit := clock.
   void proxy_fence();
   /// A proxy fence for proxy `p` only (fence.proxy.async, the tensormap acquire).

@@ -136,8 +136,12 @@ class Atomic : public SyncObject {
  private:
   void rmw_clocks(Order o) {
     auto& ex = Execution::current();
-    if (o == Order::acquire || o == Order::acq_rel || o == Order::seq_cst) ex.acquire(sync_);
-    if (o == Order::release || o == Order::acq_rel || o == Order::seq_cst) ex.release(sync_);
+    if (o == Order::acq_rel || o == Order::seq_cst)
+      ex.acquire_release(sync_);
+    else if (o == Order::acquire)
+      ex.acquire(sync_);
+    else if (o == Order::release)
+      ex.release(sync_);
   }
   T value_;
 };

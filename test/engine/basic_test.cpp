@@ -39,6 +39,11 @@ TEST_CASE("release/acquire flag orders the data; relaxed does not") {
   CHECK(r.verdict == Verdict::race);
 }
 
+TEST_CASE("an acq_rel RMW both publishes and reads; relaxed ones do neither") {
+  CHECK(run("test/flag_message", {{"order", "rmw"}}).verdict == Verdict::ok);
+  CHECK(run("test/flag_message", {{"order", "rmw_relaxed"}}).verdict == Verdict::race);
+}
+
 TEST_CASE("counting semaphore admits at most k workers") {
   auto one = run("test/counting_semaphore", {{"n", "3"}, {"k", "1"}});
   CHECK(one.verdict == Verdict::ok);

@@ -56,18 +56,26 @@ const auto locked_writers =
 
 const auto flag_message =
     kernel("test/flag_message", "a producer publishes data through a flag")
-        .choice("order", "release", {"release", "relaxed"}, "memory order of the flag")
+        .choice("order", "release", {"release", "relaxed", "rmw", "rmw_relaxed"},
+                "memory order of the flag; rmw: a seq_cst fetch_add publishes, an acq_rel one reads")
         .body([](const Params& p) {
           auto data = buffer<int>("data", 1);
           auto& flag = make<Atomic<int>>("flag", 0);
-          Order store_order = p.get("order") == "release" ? Order::release : Order::relaxed;
-          Order load_order = p.get("order") == "release" ? Order::acquire : Order::relaxed;
+          const std::string order = p.get("order");
+          const bool rmw = order == "rmw" || order == "rmw_relaxed";
+          const bool ordered = order == "release" || order == "rmw";
+          Order store_order = order == "rmw" ? Order::seq_cst : ordered ? Order::release : Order::relaxed;
+          Order load_order = order == "rmw" ? Order::acq_rel : ordered ? Order::acquire : Order::relaxed;
           spawn("producer", [=, &flag]() mutable {
             data.store(0, 42);
-            flag.store(1, store_order);
+            if (rmw)
+              flag.fetch_add(1, store_order);
+            else
+              flag.store(1, store_order);
           });
           spawn("consumer", [=, &flag]() mutable {
-            if (flag.load(load_order) == 1) check(data.load(0) == 42, "stale data");
+            const int seen = rmw ? flag.fetch_add(0, load_order) : flag.load(load_order);
+            if (seen == 1) check(data.load(0) == 42, "stale data");
           });
         });
 
