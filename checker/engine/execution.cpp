@@ -336,8 +336,7 @@ void Execution::record_event(Agent& a) {
 
 Ending Execution::run(Strategy& strategy) {
   strategy_ = &strategy;
-  std::vector<AgentId>& enabled = enabled_;
-  enabled.clear();
+  enabled_.clear();
   scan_size_ = SIZE_MAX;
   has_picked_ = false;
 #ifndef HEDDLE_ASAN
@@ -374,13 +373,13 @@ Ending Execution::run(Strategy& strategy) {
       pick = picked_;
     } else {
       if (std::optional<Ending> end = before_pick()) return *end;
-      pick = strategy.pick(Choice{step_, enabled, *this});
+      pick = strategy.pick(Choice{step_, enabled_, *this});
     }
     if (pick == kAbandon) {
       --step_;
       return Ending::abandoned;
     }
-    if (std::find(enabled.begin(), enabled.end(), pick) == enabled.end())
+    if (std::find(enabled_.begin(), enabled_.end(), pick) == enabled_.end())
       throw std::logic_error("[heddle bug] strategy picked an agent that is not enabled");
     last_ran_ = index(pick);
     Agent& a = *agents_[index(pick)];
@@ -433,7 +432,7 @@ bool Execution::scan_enabled(std::vector<AgentId>& enabled) {
   // A step changes the scan state of the agent that ran and of none other
   // (agents it adds change the size): with no kAsk agent, the last scan's
   // set holds, less that agent if it has gone idle.
-  if (scan_size_ == ready_.size() && !scan_ask_ && ready_[last_ran_] != kAsk) {
+  if (scan_shortcut()) {
     if (ready_[last_ran_] == kIdle) {
       auto it = std::find(enabled.begin(), enabled.end(),
                           AgentId{static_cast<std::uint32_t>(last_ran_)});

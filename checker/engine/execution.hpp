@@ -240,6 +240,9 @@ class Execution {
   void start_new_threads();
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
+  /// Makes `t` the running agent of a new step, its operation taken (every
+  /// thread step starts so, with or without a switch).
+  void start_step(ThreadAgent& t);
   /// The fast thread step of run() (see Fiber::enter): before and after the
   /// switch, which run() makes in its own frame.
   void begin_fast_step(ThreadAgent& t, sigjmp_buf* point);
@@ -287,6 +290,11 @@ class Execution {
   /// updated, when that suffices); an await predicate that throws becomes a
   /// bug (returns false).
   bool scan_enabled(std::vector<AgentId>& enabled);
+  /// True when the last scan's set still holds (less the agent that ran, if
+  /// it went idle): no agent was kAsk then, and none was added or is now.
+  bool scan_shortcut() const noexcept {
+    return scan_size_ == ready_.size() && !scan_ask_ && ready_[last_ran_] != kAsk;
+  }
   /// run()'s work before each pick: the scan, the end of the execution
   /// (deadlock, exit checks), the step limit and the deadline; the next
   /// step's number. An Ending when the execution ends there.

@@ -46,11 +46,15 @@ void Execution::start_new_threads() {
   }
 }
 
-void Execution::run_thread_step(ThreadAgent& t) {
+void Execution::start_step(ThreadAgent& t) {
   running_ = &t;
   t.has_pending = false;
   ready_[index(t.id)] = kIdle;  // until the thread publishes its next operation
   watchdog_enter_step();
+}
+
+void Execution::run_thread_step(ThreadAgent& t) {
+  start_step(t);
   FiberFault why = t.fiber->resume();
   watchdog_leave_step();
   running_ = nullptr;
@@ -60,10 +64,7 @@ void Execution::run_thread_step(ThreadAgent& t) {
 void Execution::begin_fast_step(ThreadAgent& t, sigjmp_buf* point) {
   // run_thread_step up to the switch.
   fast_ = &t;
-  running_ = &t;
-  t.has_pending = false;
-  ready_[index(t.id)] = kIdle;
-  watchdog_enter_step();
+  start_step(t);
   t.fiber->enter(point);
 }
 
@@ -73,8 +74,8 @@ bool Execution::pick_here(ThreadAgent& t) {
   // with `t` ready again, no step limit or deadline check due, and room on
   // this stack for the strategy's frames.
   const std::size_t me = index(t.id);
-  if (started_ != agents_.size() || bug_ || scan_ask_ || scan_size_ != ready_.size() ||
-      last_ran_ != me || ready_[me] != kReady || step_ >= limits_.max_steps ||
+  if (started_ != agents_.size() || bug_ || !scan_shortcut() || last_ran_ != me ||
+      ready_[me] != kReady || step_ >= limits_.max_steps ||
       ((step_ + 1) & 1023) == 0 || step_watchdog_fired() ||
       t.fiber->headroom() < kPickHeadroom)
     return false;
@@ -87,17 +88,15 @@ bool Execution::pick_here(ThreadAgent& t) {
     pick_error_ = std::current_exception();
     pick = kAbandon;
   }
-  running_ = &t;
   if (pick != t.id || pick_error_) {
+    running_ = &t;
     picked_ = pick;
     has_picked_ = true;
     return false;
   }
   // run()'s step of `t` (record_event, begin_fast_step), without the switch.
   record_event(t);
-  t.has_pending = false;
-  ready_[me] = kIdle;
-  watchdog_enter_step();
+  start_step(t);
   return true;
 }
 
