@@ -104,10 +104,10 @@ const auto small = kernel("bench/small", "3 threads x 3 independent atomic store
 // Best of `reps` measurements: the machine is shared, so the minimum is the
 // least disturbed estimate of both costs.
 constexpr int kReps = 5;
-/// Best of kReps: nanoseconds per step of sync_only under `c` (its last run in `r`).
-double step_ns(RunConfig c, RunResult& r) {
+/// Best of kReps: nanoseconds per step of `kernel` under `c` (its last run in `r`).
+double step_ns(const char* kernel, const RunConfig& c, RunResult& r) {
   double best = 1e30;
-  const Kernel& k = find_kernel("bench/sync_only");
+  const Kernel& k = find_kernel(kernel);
   for (int rep = 0; rep < kReps; ++rep) {
     r = explore(k, k.resolve({}), c);
     double steps =
@@ -126,23 +126,13 @@ int main(int argc, char** argv) {
   c.max_executions = 20;
   c.max_steps = 1'000'000;
   RunResult r, rr;
-  double per_step = step_ns(c, r);
+  double per_step = step_ns("bench/sync_only", c, r);
   c.strategy = "random";  // only counts executions: RoundRobin picks
   c.seed = 1;
   c.decorate = [](std::unique_ptr<Strategy> s) { return std::make_unique<RoundRobin>(std::move(s)); };
-  double switching = step_ns(c, rr);
-
-  const Kernel& pk = find_kernel("bench/pair");
-  RunConfig pair_config;
-  pair_config.strategy = "dfs";
-  double pair_step = 1e30;
+  double switching = step_ns("bench/sync_only", c, rr);
   RunResult pr;
-  for (int rep = 0; rep < kReps; ++rep) {
-    pr = explore(pk, pk.resolve({}), pair_config);
-    pair_step = std::min(pair_step, pr.stats.seconds * 1e9 /
-                                        (static_cast<double>(pr.stats.executions) *
-                                         static_cast<double>(pr.stats.max_depth)));
-  }
+  double pair_step = step_ns("bench/pair", RunConfig{.strategy = "dfs"}, pr);
 
   const Kernel& s = find_kernel("bench/small");
   RunConfig small_config;
@@ -163,4 +153,3 @@ int main(int argc, char** argv) {
              small_run.stats.executions, per_exec_s);
   return 0;
 }
-
