@@ -203,6 +203,9 @@ class Execution {
   /// Runs the execution to its end under `strategy`.
   Ending run(Strategy& strategy);
   const std::vector<Event>& trace() const noexcept { return trace_; }
+  /// At a pick: true when no pending operation has a blocking condition,
+  /// so every unfinished agent is enabled (the last scan asked none).
+  bool blocks_none() const noexcept { return !scan_ask_; }
   const std::vector<DataChoice>& choices() const noexcept { return choices_; }
   const std::vector<std::unique_ptr<Agent>>& agents() const noexcept { return agents_; }
   const std::optional<BugReport>& bug() const noexcept { return bug_; }

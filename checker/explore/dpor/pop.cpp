@@ -47,7 +47,7 @@ void PopDpor::copy_replayed_picks() {
   conditional_.resize(k);
   for (std::size_t i = 0; i < k; ++i) conditional_[i] = below.events[i].conditional ? 1 : 0;
   enabled_at_.assign(below.enabled_at.begin(), below.enabled_at.begin() + end);
-  enabled_.assign(below.enabled.begin(), below.enabled.begin() + below.enabled_at[k]);
+  enabled_.assign(below.enabled.begin(), below.enabled.begin() + below.enabled_from(k));
   copied_ = k;
 }
 
@@ -173,8 +173,15 @@ AgentId PopDpor::next(const Choice& c) {
   objects_.sync(c.execution, agents_);
   const bool copied = p < copied_;  // its pick's record came from the frame below
   if (!copied) {
-    enabled_at_.push_back(static_cast<std::uint32_t>(enabled_.size()));
-    for (AgentId x : c.enabled) enabled_.push_back(agents_.canon(x));
+    // Only a blocking operation's race asks whether its agent was enabled
+    // (RaceFinder::reversible): where none is pending, a flag says "all".
+    const auto at = static_cast<std::uint32_t>(enabled_.size());
+    if (c.execution.blocks_none()) {
+      enabled_at_.push_back(at | FinishedTrace::kAllEnabled);
+    } else {
+      enabled_at_.push_back(at);
+      for (AgentId x : c.enabled) enabled_.push_back(agents_.canon(x));
+    }
   }
   if (p > 0) finalize(p - 1, trace);
   // Plans name agents by canonical id; `a` becomes the running agent's id.
@@ -208,7 +215,7 @@ AgentId PopDpor::next(const Choice& c) {
       // Every enabled step completes an explored branch: the rest of the
       // execution is covered. It is given up here (not counted, as GenMC
       // counts blocked executions apart); its races before p still count.
-      enabled_.resize(enabled_at_.back());
+      enabled_.resize(enabled_at_.back() & ~FinishedTrace::kAllEnabled);
       enabled_at_.pop_back();
       depth_ = p;
       return kAbandon;

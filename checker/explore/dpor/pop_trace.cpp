@@ -18,8 +18,9 @@ void FinishedTrace::clear() {
 }
 
 bool FinishedTrace::was_enabled(std::size_t k, AgentId a) const {
-  auto first = enabled.begin() + enabled_at[k];
-  auto last = enabled.begin() + enabled_at[k + 1];
+  if (enabled_at[k] & kAllEnabled) return true;  // (a was pending at k)
+  auto first = enabled.begin() + enabled_from(k);
+  auto last = enabled.begin() + enabled_from(k + 1);
   return std::find(first, last, a) != last;
 }
 

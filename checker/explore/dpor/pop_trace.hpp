@@ -34,7 +34,12 @@ struct FinishedTrace {
   std::vector<Footprint> declared;       // [0, real): footprints before refinement
   std::vector<std::int32_t> created_by;  // a first event's creating position, else -1
   std::vector<AgentId> enabled;          // enabled sets of [0, real), flattened
-  std::vector<std::uint32_t> enabled_at; // position k's set: [enabled_at[k], enabled_at[k + 1])
+  // Position k's set: [enabled_at[k], enabled_at[k + 1]) (less kAllEnabled);
+  // kAllEnabled set: none listed, every agent pending at k was enabled.
+  std::vector<std::uint32_t> enabled_at;
+  static constexpr std::uint32_t kAllEnabled = 0x80000000u;
+  /// The offset into `enabled` that enabled_at[k] names.
+  std::uint32_t enabled_from(std::size_t k) const noexcept { return enabled_at[k] & ~kAllEnabled; }
   std::size_t real = 0;                  // events that ran
   std::vector<std::uint32_t> clocks;     // clocks[k * stride + a]: a's events hb-before-or-at k
   std::size_t stride = 0;
