@@ -209,6 +209,9 @@ class Execution {
   const std::vector<DataChoice>& choices() const noexcept { return choices_; }
   const std::vector<std::unique_ptr<Agent>>& agents() const noexcept { return agents_; }
   const std::optional<BugReport>& bug() const noexcept { return bug_; }
+  /// Whether a bug of kind `v` was met: the first (bug()) or one after it,
+  /// when the execution ran on past its first bug (see met_).
+  bool met(Verdict v) const noexcept { return (met_ >> static_cast<unsigned>(v)) & 1u; }
   /// The final state as "key=value" lines in key order.
   std::string final_state() const;
   /// Text naming an operation: "name(object)" or "name".
@@ -368,6 +371,11 @@ class Execution {
   std::vector<Event> trace_;
   std::vector<DataChoice> choices_;
   std::optional<BugReport> bug_;
+  // Bit v: a bug of kind v was met, first or later. Only the first is
+  // reported, but which of two bugs met by independent steps comes first
+  // differs between the orders of one Mazurkiewicz trace, and DPOR runs
+  // one order per trace (JACM 2017, Sec. 2): the kinds met are the trace's.
+  std::uint8_t met_ = 0;
   Agent* running_ = nullptr;
   ThreadAgent* fast_ = nullptr;  // the thread of the fast step under way (run())
   HostAgent host_;  // the setup code's clocks (initial contents happen before all)

@@ -26,8 +26,13 @@ Outcomes outcomes(const std::string& kernel, const std::map<std::string, std::st
   config.minimize = false;  // outcomes only: no counterexample is shown
   Outcomes o;
   o.result = explore(k, k.resolve(params), config, [&](const Execution& ex, Ending) {
-    o.verdicts.insert(ex.bug() ? verdict_name(ex.bug()->kind) : "ok");
-    if (!ex.bug()) o.final_states.insert(ex.final_state());
+    if (!ex.bug()) {
+      o.verdicts.insert("ok");
+      o.final_states.insert(ex.final_state());
+    }
+    // Every kind met, not only the first bug's (see Execution::met).
+    for (int k = static_cast<int>(Verdict::race); k <= static_cast<int>(Verdict::async_error); ++k)
+      if (ex.met(static_cast<Verdict>(k))) o.verdicts.insert(verdict_name(static_cast<Verdict>(k)));
   });
   return o;
 }

@@ -23,7 +23,7 @@ inline RunConfig with_strategy(const std::string& strategy) {
 /// Every execution's final state and verdict, collected over a whole run.
 struct Outcomes {
   std::set<std::string> final_states;   // Execution::final_state() of complete executions
-  std::set<std::string> verdicts;       // verdict names of the executions ("ok", "race", ...)
+  std::set<std::string> verdicts;       // every kind of bug the executions met, "ok" for none
   RunResult result;
 };
 /// Explores with stop_at_first_bug=false and collects every outcome.
