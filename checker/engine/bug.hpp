@@ -11,6 +11,8 @@ namespace heddle {
 
 /// The outcome of a run or the kind of a bug.
 enum class Verdict { ok, race, deadlock, assertion, model_error, livelock, async_error };
+/// The last Verdict: loops over the bug kinds (Execution::met) end here.
+inline constexpr Verdict kLastVerdict = Verdict::async_error;
 
 /// Stable lowercase name of a verdict ("race", "deadlock", ...).
 const char* verdict_name(Verdict v);

@@ -274,7 +274,7 @@ void Execution::proxy_acquire(Proxy p) {
 }
 
 void Execution::fail(BugReport bug) {
-  static_assert(static_cast<unsigned>(Verdict::async_error) < 8, "met_ has a bit per verdict");
+  static_assert(static_cast<unsigned>(kLastVerdict) < 8, "met_ has a bit per verdict");
   met_ |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(bug.kind));
   if (bug_) return;  // the first bug of an execution is the one reported
   bug.step = step_;

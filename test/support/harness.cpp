@@ -31,7 +31,7 @@ Outcomes outcomes(const std::string& kernel, const std::map<std::string, std::st
       o.final_states.insert(ex.final_state());
     }
     // Every kind met, not only the first bug's (see Execution::met).
-    for (int k = static_cast<int>(Verdict::race); k <= static_cast<int>(Verdict::async_error); ++k)
+    for (int k = static_cast<int>(Verdict::race); k <= static_cast<int>(kLastVerdict); ++k)
       if (ex.met(static_cast<Verdict>(k))) o.verdicts.insert(verdict_name(static_cast<Verdict>(k)));
   });
   return o;
