@@ -362,7 +362,7 @@ Ending Execution::run(Strategy& strategy) {
       t.started = true;
       begin_fast_step(t, &point);
       t.fiber->switch_in();
-      end_fast_step(t);
+      end_fast_step(*fast_);
       if (bug_ && !limits_.finish_after_bug) break;  // see start_new_threads
     }
 #endif
@@ -393,7 +393,7 @@ Ending Execution::run(Strategy& strategy) {
 #else
       begin_fast_step(t, &point);
       t.fiber->switch_in();  // here, not in a callee: see Fiber::suspend
-      end_fast_step(t);
+      end_fast_step(*fast_);  // `t`, or the last thread handed to (hand_off)
 #endif
     } else {
       run_async_step(static_cast<AsyncAgent&>(a));

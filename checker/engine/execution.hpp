@@ -135,9 +135,12 @@ class Execution {
     auto& t = static_cast<ThreadAgent&>(*running_);
     t.has_pending = true;
     ready_[index(t.id)] = t.op.enabled.conditional() ? kAsk : kReady;
-    if (pick_here(t)) return;  // the strategy picked this thread again: no switch
-    Fiber::suspend();
-    // Resumed by the controller: the caller now performs the operation.
+    Fiber* next = pick_here(t);
+    if (next == nullptr)
+      Fiber::suspend();  // to run(), which carries out the pick
+    else if (next != t.fiber.get())
+      t.fiber->hand_to(*next);  // inline too: see Fiber::suspend
+    // Resumed, or picked again: the caller now performs the operation.
   }
   /// The agent running now (nullptr during setup and exit checks).
   Agent* self() noexcept { return running_; }
@@ -253,10 +256,16 @@ class Execution {
   /// switch, which run() makes in its own frame.
   void begin_fast_step(ThreadAgent& t, sigjmp_buf* point);
   /// From publish(), on `t`'s fiber: when run()'s loop would go straight to
-  /// the strategy, asks it here. True when it picked `t` (the step is
-  /// recorded and `t` runs on, with no switch); otherwise the pick, or what
-  /// the strategy threw, waits in picked_ for run().
-  bool pick_here(ThreadAgent& t);
+  /// the strategy, asks it here, and starts the step it picks when that is
+  /// a thread's. Returns `t`'s fiber when it picked `t` (`t` runs on, with
+  /// no switch), another thread's fiber for `t` to hand_to(), or nullptr:
+  /// `t` suspends, and the pick, or what the strategy threw, waits in
+  /// picked_ for run().
+  Fiber* pick_here(ThreadAgent& t);
+  /// pick_here's pick of another thread: when run() would step it next,
+  /// records the step and starts it, for `t` to hand its fiber to (the
+  /// returned one). nullptr (nothing done) when run() must carry it out.
+  Fiber* hand_off(ThreadAgent& t, AgentId pick);
   /// The stack pick_here leaves to the strategy at least (with less, the
   /// thread switches to run(), whose stack is the OS thread's).
   static constexpr std::size_t kPickHeadroom = 64 * 1024;

@@ -68,7 +68,7 @@ void Execution::begin_fast_step(ThreadAgent& t, sigjmp_buf* point) {
   t.fiber->enter(point);
 }
 
-bool Execution::pick_here(ThreadAgent& t) {
+Fiber* Execution::pick_here(ThreadAgent& t) {
   // Only where run() would go from this switch straight to the strategy:
   // every thread started, no bug, the scan's shortcut (scan_enabled) holds
   // with `t` ready again, no step limit or deadline check due, and room on
@@ -78,7 +78,7 @@ bool Execution::pick_here(ThreadAgent& t) {
       ready_[me] != kReady || step_ >= limits_.max_steps ||
       ((step_ + 1) & 1023) == 0 || step_watchdog_fired() ||
       t.fiber->headroom() < kPickHeadroom)
-    return false;
+    return nullptr;
   running_ = nullptr;  // as the strategy sees it from run(): between steps
   ++step_;
   AgentId pick;
@@ -88,16 +88,39 @@ bool Execution::pick_here(ThreadAgent& t) {
     pick_error_ = std::current_exception();
     pick = kAbandon;
   }
+  if (pick != t.id && !pick_error_)
+    if (Fiber* next = hand_off(t, pick)) return next;
   if (pick != t.id || pick_error_) {
     running_ = &t;
     picked_ = pick;
     has_picked_ = true;
-    return false;
+    return nullptr;
   }
   // run()'s step of `t` (record_event, begin_fast_step), without the switch.
   record_event(t);
   start_step(t);
-  return true;
+  return t.fiber.get();
+}
+
+Fiber* Execution::hand_off([[maybe_unused]] ThreadAgent& t, [[maybe_unused]] AgentId pick) {
+#ifdef HEDDLE_ASAN
+  return nullptr;  // its thread steps resume() from run_thread_step, no enter()
+#else
+  // run()'s step of another thread (record_event, begin_fast_step), to be
+  // switched to from `t`'s fiber (Fiber::hand_to takes over enter()'s state).
+  if (pick == kAbandon || fast_ != &t ||
+      std::find(enabled_.begin(), enabled_.end(), pick) == enabled_.end())
+    return nullptr;
+  Agent& a = *agents_[index(pick)];
+  if (a.kind != Agent::Kind::thread) return nullptr;
+  auto& next = static_cast<ThreadAgent&>(a);
+  watchdog_leave_step();
+  last_ran_ = index(pick);
+  record_event(next);
+  fast_ = &next;
+  start_step(next);
+  return next.fiber.get();
+#endif
 }
 
 void Execution::end_fast_step(ThreadAgent& t) {

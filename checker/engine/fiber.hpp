@@ -113,8 +113,30 @@ class Fiber {
   // faulted(why). Same effects as resume().
   /// Before the switch: a fault now jumps to `point`.
   void enter(sigjmp_buf* point) noexcept;
-  /// Switches into the fiber until it suspends or its body returns.
-  void switch_in() { context_ = std::move(context_).resume(); }
+  /// Switches into the fiber until a fiber suspends back to the caller:
+  /// this one or, after hand_to()s, the last one handed to (running_fiber).
+  void switch_in() {
+    boost::context::fiber back = std::move(context_).resume();
+    detail::running_fiber->context_ = std::move(back);
+  }
+  /// From inside this fiber, after enter(): switches straight to the
+  /// suspended fiber `next`, with no stop at the resumer. `next` takes over
+  /// this fiber's resumer and enter() state (a fault, or its suspend(),
+  /// goes where this fiber's would); this fiber stays suspended here until
+  /// a switch_in() or hand_to() resumes it.
+  void hand_to(Fiber& next) {
+    next.outer_point_ = outer_point_;
+    next.outer_fiber_ = outer_fiber_;
+    detail::running_fiber = &next;
+    Fiber* self = this;
+    boost::context::fiber back = std::move(*caller_);
+    *caller_ = std::move(next.context_).resume_with(
+        [self, &back](boost::context::fiber&& mine) {
+          self->context_ = std::move(mine);
+          return std::move(back);  // what `next`'s switch returns: the resumer
+        });
+    if (unwinding_) throw_unwind();
+  }
   /// After a normal switch back.
   void leave() noexcept;
   /// After a fault jumped back to enter()'s point: the fiber is abandoned.
