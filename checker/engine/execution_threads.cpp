@@ -114,11 +114,10 @@ Fiber* Execution::hand_off([[maybe_unused]] ThreadAgent& t, [[maybe_unused]] Age
   Agent& a = *agents_[index(pick)];
   if (a.kind != Agent::Kind::thread) return nullptr;
   auto& next = static_cast<ThreadAgent&>(a);
-  watchdog_leave_step();
   last_ran_ = index(pick);
   record_event(next);
   fast_ = &next;
-  start_step(next);
+  start_step(next);  // the watchdog's next step (`t`'s ends here)
   return next.fiber.get();
 #endif
 }

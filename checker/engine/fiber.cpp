@@ -56,8 +56,6 @@ struct FaultState {
   sigjmp_buf* resume_point = nullptr;  // set while a fiber runs
   const StackPool* pool = nullptr;     // pool of the running fiber
   const void* address = nullptr;       // of the last memory fault
-  volatile sig_atomic_t watchdog_fired = 0;
-  volatile sig_atomic_t watchdog_strikes = 0;
 };
 thread_local FaultState t_fault;
 void (*g_exit_hook)(int) = nullptr;
@@ -96,10 +94,10 @@ void on_fault(int sig, siginfo_t* info, void*) {
   } else if (sig == SIGALRM) {
     // First strike: ask the fiber to stop at its next memory access.
     // Second strike: it makes no accesses at all, so leave it.
-    int strikes = t_fault.watchdog_strikes;
-    t_fault.watchdog_strikes = strikes + 1;
+    int strikes = detail::step_watch.strikes;
+    detail::step_watch.strikes = strikes + 1;
     if (strikes == 0) {
-      t_fault.watchdog_fired = 1;
+      detail::step_watch.fired = 1;
       return;
     }
     why = FiberFault::timeout;
@@ -343,6 +341,8 @@ SlotLease::~SlotLease() {
   if (slot == nullptr) return;
   std::lock_guard lock(g_watchdog.mu);  // never signalled once gone
   slot->used.store(false);
+  detail::step_watch.seq = nullptr;  // the slot may go to another thread now
+  detail::step_watch.in_step = nullptr;
 }
 
 void watchdog_loop() {
@@ -382,6 +382,8 @@ void arm_step_watchdog(double seconds) {
     w.in_step.store(false);
     w.used.store(true);
     t_lease.slot = &w;
+    detail::step_watch.seq = &w.seq;
+    detail::step_watch.in_step = &w.in_step;
     break;
   }
   if (!g_watchdog.started) {
@@ -390,21 +392,6 @@ void arm_step_watchdog(double seconds) {
   }
 }
 
-void watchdog_enter_step() noexcept {
-  t_fault.watchdog_fired = 0;
-  t_fault.watchdog_strikes = 0;
-  WatchSlot* w = t_lease.slot;
-  if (w == nullptr) return;
-  // Only this thread writes seq: a plain relaxed store avoids a locked RMW.
-  w->seq.store(w->seq.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  w->in_step.store(true, std::memory_order_relaxed);
-}
-
-void watchdog_leave_step() noexcept {
-  if (WatchSlot* w = t_lease.slot) w->in_step.store(false, std::memory_order_relaxed);
-}
-
-bool step_watchdog_fired() noexcept { return t_fault.watchdog_fired != 0; }
 
 bool in_fiber() noexcept { return t_fault.resume_point != nullptr; }
 

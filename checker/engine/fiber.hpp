@@ -3,10 +3,12 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/stack_context.hpp>
 #include <array>
+#include <atomic>
 #include <csetjmp>
 #include <csignal>
 #include <exception>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,6 +35,15 @@ class Fiber;
 namespace detail {
 /// The fiber running on this OS thread (nullptr: none).
 inline thread_local Fiber* running_fiber = nullptr;
+/// This OS thread's side of the step watchdog (arm_step_watchdog), read
+/// and written inline on every step: no call, no TLS wrapper.
+struct StepWatch {
+  std::atomic<std::uint64_t>* seq = nullptr;  // its slot's step count (nullptr: not armed)
+  std::atomic<bool>* in_step = nullptr;       // its slot's "a step runs" flag
+  volatile sig_atomic_t fired = 0;            // first strike this step (step_watchdog_fired)
+  volatile sig_atomic_t strikes = 0;          // strikes this step
+};
+inline thread_local StepWatch step_watch;
 }  // namespace detail
 
 /// A pool of mmap'd stacks, each with an inaccessible guard page below it,
@@ -218,11 +229,22 @@ class FaultHandlers {
 /// than `seconds` is first asked to stop (step_watchdog_fired), then abandoned.
 void arm_step_watchdog(double seconds);
 /// Marks the start of a fiber step for the watchdog (two relaxed stores).
-void watchdog_enter_step() noexcept;
+inline void watchdog_enter_step() noexcept {
+  detail::StepWatch& w = detail::step_watch;
+  w.fired = 0;
+  w.strikes = 0;
+  if (w.seq == nullptr) return;
+  // Only this thread writes seq: a plain relaxed store avoids a locked RMW.
+  w.seq->store(w.seq->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  w.in_step->store(true, std::memory_order_relaxed);
+}
 /// Marks the end of a fiber step.
-void watchdog_leave_step() noexcept;
+inline void watchdog_leave_step() noexcept {
+  if (detail::step_watch.in_step != nullptr)
+    detail::step_watch.in_step->store(false, std::memory_order_relaxed);
+}
 /// True once the watchdog has fired for the current step (soft check).
-bool step_watchdog_fired() noexcept;
+inline bool step_watchdog_fired() noexcept { return detail::step_watch.fired != 0; }
 /// True while a fiber runs (user code: a thread step, setup, an exit check).
 bool in_fiber() noexcept;
 /// Installs what runs when model code calls exit(): it gets exit's status and
