@@ -52,6 +52,20 @@ class VectorClock {
     }
     join_slow(other);
   }
+  /// Makes this clock and `other` both their pointwise maximum: join(other),
+  /// then other = *this (an acq_rel RMW's acquire and release), in one pass.
+  void join_both(VectorClock& other) {
+    if (heap_.empty() && other.heap_.empty()) {
+      const std::size_t n = round_up4(std::max(size_, other.size_));
+      for (std::size_t b = 0; b < n; b += 4)
+        for (std::size_t i = b; i < b + 4; ++i)
+          inline_[i] = other.inline_[i] = std::max(inline_[i], other.inline_[i]);
+      size_ = other.size_ = std::max(size_, other.size_);
+      return;
+    }
+    join(other);
+    other = *this;
+  }
   /// True when the event at `e` happens before (or is) this clock's view.
   bool covers(Epoch e) const noexcept { return (*this)[e.agent] >= e.time; }
 

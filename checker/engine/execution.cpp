@@ -238,10 +238,9 @@ void Execution::release(SyncClock& s) {
 
 void Execution::acquire_release(SyncClock& s) {
   Agent& a = running_ ? *running_ : host_;
-  a.clock.join(s.clock);
+  // The agent's clock covers s's after the acquire: the release's join is a copy.
+  a.clock.join_both(s.clock);
   a.commit.join(s.commit);
-  // The agent's clock covers s's now: the release's join is a copy.
-  s.clock = a.clock;
   s.commit.join(a.commit);
   if (&a != &host_) a.clock.tick(a.id);
 }
