@@ -137,8 +137,13 @@ int main(int argc, char** argv) {
   const Kernel& s = find_kernel("bench/small");
   RunConfig small_config;
   small_config.strategy = "dfs";
-  auto small_run = explore(s, s.resolve({}), small_config);
-  double per_exec_s = static_cast<double>(small_run.stats.executions) / small_run.stats.seconds;
+  RunResult small_run;
+  double per_exec_s = 0;  // best of kReps, as the other lines
+  for (int rep = 0; rep < kReps; ++rep) {
+    small_run = explore(s, s.resolve({}), small_config);
+    per_exec_s = std::max(per_exec_s, static_cast<double>(small_run.stats.executions) /
+                                          small_run.stats.seconds);
+  }
 
   fmt::print("best of {} runs\n", kReps);
   fmt::print("raw Boost.Context round trip:     {:8.1f} ns\n", raw);
