@@ -139,7 +139,9 @@ AgentId PopDpor::free_choice(std::size_t p, const Choice& c, const Slot& s) {
   // whose sleeping event still sleeps, its wakers go first: the sleeper
   // then runs early, as in a whole run, and the reversals of its races stay
   // short (bench/RESULTS.md, session 6).
+  const bool nothing_asleep = seqs(s).empty() && s.started.empty();
   auto free = [&](AgentId a) {
+    if (nothing_asleep) return true;  // (no pending event to build)
     const EventInfo x = pending(c, a);
     auto done = [&](const Seq& seq) { return completes(seq, x); };
     auto sleeping = [&](const SeqRef& q) { return done(*q); };
