@@ -62,11 +62,6 @@ std::size_t PopDpor::owner(std::size_t p) const {
   throw std::logic_error("[heddle bug] pop: no frame owns a position");
 }
 
-const std::vector<PopDpor::SeqRef>& PopDpor::seqs(const Slot& s) {
-  static const std::vector<SeqRef> none;
-  return s.sleep ? *s.sleep : none;
-}
-
 PopDpor::Slot& PopDpor::slot_below(std::size_t p) {
   Frame& fr = frames_[owner(p)];
   return fr.own[p - fr.own_from];

@@ -53,6 +53,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "checker/explore/dpor/canonical.hpp"
@@ -151,8 +152,10 @@ class PopDpor {
   }
   /// slot(p), looked up through owner().
   Slot& slot_below(std::size_t p);
-  /// The sleep sequences of `s`.
-  static const std::vector<SeqRef>& seqs(const Slot& s);
+  /// The sleep sequences of `s` (inline: asked at every step).
+  static std::span<const SeqRef> seqs(const Slot& s) {
+    return s.sleep ? std::span<const SeqRef>(*s.sleep) : std::span<const SeqRef>();
+  }
   /// Creates the slot of a fresh position p of the running execution.
   Slot& fresh_slot(std::size_t p, const std::vector<Event>& trace);
   /// True when one of start_at's sleeping events still sleeps in `s`.
