@@ -88,18 +88,19 @@ Fiber* Execution::pick_here(ThreadAgent& t) {
     pick_error_ = std::current_exception();
     pick = kAbandon;
   }
-  if (pick != t.id && !pick_error_)
+  if (!pick_error_) {
+    if (pick == t.id) {
+      // run()'s step of `t` (record_event, begin_fast_step), without the switch.
+      record_event(t);
+      start_step(t);
+      return t.fiber.get();
+    }
     if (Fiber* next = hand_off(t, pick)) return next;
-  if (pick != t.id || pick_error_) {
-    running_ = &t;
-    picked_ = pick;
-    has_picked_ = true;
-    return nullptr;
   }
-  // run()'s step of `t` (record_event, begin_fast_step), without the switch.
-  record_event(t);
-  start_step(t);
-  return t.fiber.get();
+  running_ = &t;
+  picked_ = pick;
+  has_picked_ = true;
+  return nullptr;
 }
 
 Fiber* Execution::hand_off([[maybe_unused]] ThreadAgent& t, [[maybe_unused]] AgentId pick) {

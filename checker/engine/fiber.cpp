@@ -392,7 +392,6 @@ void arm_step_watchdog(double seconds) {
   }
 }
 
-
 bool in_fiber() noexcept { return t_fault.resume_point != nullptr; }
 
 namespace {

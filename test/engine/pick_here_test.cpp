@@ -52,9 +52,9 @@ const auto handed_fault = kernel("test/handed_fault", "a thread misbehaves in a 
             x.fetch_add(1);
             if (t != who || i != at) continue;
             if (what == "null") *g_null = 1;
-            if (what == "throw") throw std::runtime_error("T1 gave up");
+            if (what == "throw") throw std::runtime_error("the thread gave up");
             if (what == "abort") std::abort();
-            if (what == "assert") check(false, "T1's check");
+            if (what == "assert") check(false, "the thread's check");
           }
         });
     });
@@ -91,7 +91,7 @@ class Recording final : public ForwardingStrategy {
     log_.on_fiber += in_fiber() ? 1 : 0;
     const auto& trace = c.execution.trace();
     log_.handed += in_fiber() && !trace.empty() && trace.back().agent != id ? 1 : 0;
-    std::string line = fmt::format("{} trace={} self={} [", c.step, c.execution.trace().size(),
+    std::string line = fmt::format("{} trace={} self={} [", c.step, trace.size(),
                                    c.execution.self() != nullptr);
     for (AgentId a : c.enabled) line += fmt::format(" {}", index(a));
     log_.lines.push_back(fmt::format("{} ] -> {}", line, index(id)));
@@ -107,7 +107,7 @@ class Recording final : public ForwardingStrategy {
 };
 
 /// The picks of a whole run of `kernel` with fiber stacks of `stack_kib`.
-/// Under "alternate", RoundRobin picks (wrapping `random`).
+/// Under "alternate", Alternate picks (wrapping `random`).
 PickLog picks(const std::string& kernel, const std::map<std::string, std::string>& params,
               const std::string& strategy, std::size_t stack_kib) {
   PickLog log;
