@@ -25,10 +25,7 @@ T& make(A&&... args) {
 /// A named buffer of `n` elements, initialised to `init` (host contents).
 template <class T>
 Buffer<T> buffer(std::string name, std::size_t n, T init = T{}) {
-  auto& r = make<Region>(std::move(name), sizeof(T), n);
-  Buffer<T> b(r);
-  for (std::size_t i = 0; i < n; ++i) b.init(i, init);
-  return b;
+  return Buffer<T>(make<Region>(std::move(name), sizeof(T), n, &init));
 }
 
 /// Builds an async phase; its main object (for schedules) is the first one

@@ -31,12 +31,54 @@ std::size_t checked_bytes(const std::string& name, std::size_t elem_size, std::s
 }
 }  // namespace
 
-Region::Region(std::string name, std::size_t elem_size, std::size_t count)
-    : name_(name), elem_size_(elem_size), bytes_(checked_bytes(name, elem_size, count)),
-      shadow_(count) {
+Region::Region(std::string name, std::size_t elem_size, std::size_t count, const void* init)
+    : name_(name), elem_size_(elem_size), count_(count) {
+  checked_bytes(name_, elem_size, count);
   auto& ex = Execution::current();
   serial_ = ex.serial();
   id_ = ex.add_object(std::move(name));
+  take_storage(init);
+}
+
+namespace {
+// A region's storage between executions.
+struct RegionStorage {
+  std::vector<std::byte> bytes;
+  std::vector<ShadowCell> shadow;  // every cell empty
+};
+// Per object index: what the last region of that index left on this OS
+// thread. Setup is deterministic, so the next execution's region of the
+// same index mostly has the same size: no allocation, and its shadow cells
+// keep their read lists' capacity.
+thread_local std::vector<RegionStorage> t_spare_regions;
+}  // namespace
+
+void Region::take_storage(const void* init) {
+  const std::size_t slot = index(id_), bytes = elem_size_ * count_;
+  if (slot < t_spare_regions.size() && t_spare_regions[slot].shadow.size() == count_ &&
+      t_spare_regions[slot].bytes.size() == bytes) {
+    bytes_ = std::move(t_spare_regions[slot].bytes);
+    shadow_ = std::move(t_spare_regions[slot].shadow);
+  } else {
+    bytes_.resize(bytes);
+    shadow_.resize(count_);
+  }
+  const auto* elem = static_cast<const std::byte*>(init);
+  if (elem == nullptr || std::all_of(elem, elem + elem_size_, [](std::byte b) { return b == std::byte{0}; })) {
+    std::fill(bytes_.begin(), bytes_.end(), std::byte{0});
+    return;
+  }
+  for (std::size_t k = 0; k < count_; ++k) std::memcpy(bytes_.data() + k * elem_size_, elem, elem_size_);
+}
+
+Region::~Region() {
+  for (std::size_t e = touched_lo_; e < touched_hi_; ++e) {
+    shadow_[e].write = AccessRecord{};
+    shadow_[e].reads.clear();
+  }
+  const std::size_t slot = index(id_);
+  if (slot >= t_spare_regions.size()) t_spare_regions.resize(slot + 1);
+  t_spare_regions[slot] = RegionStorage{std::move(bytes_), std::move(shadow_)};
 }
 
 void Region::check_current(std::source_location loc) const {
@@ -44,9 +86,9 @@ void Region::check_current(std::source_location loc) const {
 }
 
 void Region::check_bounds(std::size_t first, std::size_t n, std::source_location loc) const {
-  if (first + n > shadow_.size() || first + n < first)
+  if (first + n > count_ || first + n < first)
     throw ModelError(fmt::format("access to {}[{}..{}] is out of bounds (size {})", name_, first,
-                                 first + n - 1, shadow_.size()),
+                                 first + n - 1, count_),
                      loc);
 }
 
@@ -70,6 +112,8 @@ void Region::check_and_record(std::size_t first, std::size_t n, bool write, bool
   Agent* a = ex.self();
   if (a == nullptr) return;  // setup and exit checks: initial contents and results
   if (step_watchdog_fired()) throw StepTimeout();
+  touched_lo_ = std::min(touched_lo_, first);  // (before a race returns half-way)
+  touched_hi_ = std::max(touched_hi_, first + n);
   const AccessRecord now{a->id, a->clock[a->id], ex.step(), proxy, op, atomic, loc};
   // A later-proxy access sees an earlier generic access only through a proxy
   // fence, i.e. through the commit clock (DESIGN.md, Happens-before and races).

@@ -30,14 +30,21 @@ inline constexpr std::size_t kMaxRegionBytes = std::size_t{1} << 30;
 
 /// A named memory region of `count` elements of `elem_size` bytes.
 /// Plain accesses are invisible (no scheduling point) and race-checked.
+/// Its bytes and shadow state are reused by the next execution's region
+/// of the same object index and size (cleared where they were used).
 class Region {
  public:
-  Region(std::string name, std::size_t elem_size, std::size_t count);
+  /// Every element starts as `init` (elem_size bytes), or zero without it.
+  Region(std::string name, std::size_t elem_size, std::size_t count, const void* init = nullptr);
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+  /// Hands the storage, cleared, to the next execution on this OS thread.
+  ~Region();
 
   const std::string& name() const noexcept { return name_; }
   ObjectId id() const noexcept { return id_; }
   std::size_t elem_size() const noexcept { return elem_size_; }
-  std::size_t size() const noexcept { return shadow_.size(); }
+  std::size_t size() const noexcept { return count_; }
   std::byte* bytes() noexcept { return bytes_.data(); }
   const std::byte* bytes() const noexcept { return bytes_.data(); }
 
@@ -62,12 +69,20 @@ class Region {
   void race(const AccessRecord& prior, bool prior_write, std::size_t elem, std::size_t last,
             bool write, const AccessRecord& now);
 
+  /// Takes the storage a region of this index and size left, or allocates
+  /// it; then sets every element to `init` (zero when null).
+  void take_storage(const void* init);
+
   std::string name_;
   ObjectId id_;
   std::uint64_t serial_ = 0;  // Execution::serial() of the execution that made it
   std::size_t elem_size_;
+  std::size_t count_;  // elements (kept when the storage is handed on)
   std::vector<std::byte> bytes_;
   std::vector<ShadowCell> shadow_;
+  // The shadow cells accesses may have changed: [touched_lo_, touched_hi_).
+  std::size_t touched_lo_ = SIZE_MAX;
+  std::size_t touched_hi_ = 0;
 };
 
 /// A typed view of a region: element loads and stores go through the

@@ -101,6 +101,7 @@ TEST_CASE("exceptions from exit checks, async phases and await predicates are mo
        "// the await"},
       {"semaphore_overflow", "", "semaphore s overflows", "// the overflowing signal"},
       {"stale_reference", "", "a sync object of an earlier execution is used", "// the stale lock"},
+      {"stale_buffer", "", "a buffer of an earlier execution is used", "// the stale store"},
       {"nondeterministic_setup", "", "kernel setup is not deterministic", ""},
       {"huge_buffer", "", "over heddle's limit of 1024 MiB per buffer", ""},
   };

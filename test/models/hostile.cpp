@@ -3,6 +3,7 @@
 // The `where` parameter puts the misbehaviour in a thread or in setup.
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "checker/heddle.hpp"
@@ -173,6 +174,20 @@ const auto stale =
         x.store(2);
         kept->lock();  // the stale lock
         kept->unlock();
+      });
+    });
+
+std::optional<Buffer<int>> g_kept_buffer;  // kept from an earlier execution (its storage is reused)
+const auto stale_buffer =
+    kernel("hostile/stale_buffer", "keeps a buffer from the first execution").body([](const Params&) {
+      auto b = buffer<int>("b", 4, 7);
+      if (!g_kept_buffer) g_kept_buffer = b;
+      Buffer<int> kept = *g_kept_buffer;
+      auto& x = make<Atomic<int>>("x", 0);
+      spawn("A", [&x] { x.store(1); });
+      spawn("B", [&x, kept]() mutable {
+        x.store(2);
+        kept.store(1, 5);  // the stale store
       });
     });
 
