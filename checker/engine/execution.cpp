@@ -47,14 +47,16 @@ Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits),
   serial_ = next_serial();
   // The previous execution's vectors, empty, with their capacity (its
   // sizes, which this one's likely reaches: no regrowth, no string moves).
-  agents_ = std::move(spare_.agents);
-  ready_ = std::move(spare_.ready);
-  name_hash_ = std::move(spare_.name_hash);
-  object_names_ = std::move(spare_.object_names);
-  object_creators_ = std::move(spare_.object_creators);
-  described_ = std::move(spare_.described);
-  owned_ = std::move(spare_.owned);
-  enabled_ = std::move(spare_.enabled);
+  // (One reference: each use of the thread_local would call its TLS wrapper.)
+  Spare& spare = spare_;
+  agents_ = std::move(spare.agents);
+  ready_ = std::move(spare.ready);
+  name_hash_ = std::move(spare.name_hash);
+  object_names_ = std::move(spare.object_names);
+  object_creators_ = std::move(spare.object_creators);
+  described_ = std::move(spare.described);
+  owned_ = std::move(spare.owned);
+  enabled_ = std::move(spare.enabled);
   // Two arenas take turns: consecutive executions never place their
   // objects at the same addresses, so an object kept from the previous
   // execution is caught (its serial) instead of aliasing a fresh one.
@@ -96,14 +98,15 @@ void Execution::give_back_vectors() noexcept {
   object_creators_.clear();
   described_.clear();
   enabled_.clear();
-  spare_.agents = std::move(agents_);
-  spare_.ready = std::move(ready_);
-  spare_.name_hash = std::move(name_hash_);
-  spare_.object_names = std::move(object_names_);
-  spare_.object_creators = std::move(object_creators_);
-  spare_.described = std::move(described_);
-  spare_.owned = std::move(owned_);
-  spare_.enabled = std::move(enabled_);
+  Spare& spare = spare_;
+  spare.agents = std::move(agents_);
+  spare.ready = std::move(ready_);
+  spare.name_hash = std::move(name_hash_);
+  spare.object_names = std::move(object_names_);
+  spare.object_creators = std::move(object_creators_);
+  spare.described = std::move(described_);
+  spare.owned = std::move(owned_);
+  spare.enabled = std::move(enabled_);
 }
 
 void Execution::thread_main(void* agent) {

@@ -293,6 +293,9 @@ class Execution {
   bool run_host(const std::function<void()>& fn, HostName name);
   /// Records a model error when setup built other objects than before.
   void check_setup_determinism(std::uint64_t model);
+  /// check_setup_determinism's shortcut: the same model, choices and names
+  /// as the setup this OS thread checked last.
+  bool same_setup_as_last(std::uint64_t model) const;
   /// Records the exception `error` that escaped model code run by `who`.
   void fail_escape(std::exception_ptr error, const std::string& who, const std::string& context);
   /// Records fault `why` of model code run by `who`.

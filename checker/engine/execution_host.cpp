@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "checker/engine/errors.hpp"
@@ -46,14 +47,53 @@ struct SetupSeen {
   std::string names;
   std::string text;
 };
-thread_local std::map<std::pair<std::uint64_t, std::vector<std::uint32_t>>, SetupSeen> t_setups;
+using SetupKey = std::pair<std::uint64_t, std::vector<std::uint32_t>>;
+using SetupMap = std::map<SetupKey, SetupSeen>;
+thread_local SetupMap t_setups;
+// The entry the last check on this OS thread used (end: none): most
+// executions repeat the setup before them, checked without a lookup.
+thread_local SetupMap::iterator t_last = t_setups.end();
 // The names of the setup being checked (reused: no allocation per execution).
 thread_local std::string t_names;
+
+// True when the NUL-terminated names from `p` on start with `list`'s names;
+// moves `p` past them.
+template <class List, class Name>
+bool names_match(const char*& p, const char* end, const List& list, Name name) {
+  for (const auto& x : list) {
+    const std::string& n = name(x);
+    const std::size_t len = n.size();
+    if (static_cast<std::size_t>(end - p) <= len || p[len] != '\0' ||
+        std::memcmp(p, n.data(), len) != 0)
+      return false;
+    p += len + 1;
+  }
+  return true;
+}
 }  // namespace
+
+bool Execution::same_setup_as_last(std::uint64_t model) const {
+  const SetupMap::iterator last = t_last;  // (one TLS access each)
+  if (last == t_setups.end() || last->first.first != model) return false;
+  const std::vector<std::uint32_t>& choices = last->first.second;
+  if (choices.size() != choices_.size()) return false;
+  for (std::size_t k = 0; k < choices.size(); ++k)
+    if (choices[k] != choices_[k].value) return false;
+  const std::string& names = last->second.names;
+  const char* p = names.data();
+  const char* end = p + names.size();
+  if (!names_match(p, end, object_names_, [](const std::string& n) -> const std::string& { return n; }))
+    return false;
+  if (p == end || *p++ != '\0') return false;  // objects end here
+  return names_match(p, end, agents_,
+                     [](const std::unique_ptr<Agent>& a) -> const std::string& { return a->name; }) &&
+         p == end;
+}
 
 void Execution::check_setup_determinism(std::uint64_t model) {
   // Setup must depend on the parameters and its data choices only: what it
   // built (objects, agents) is compared with earlier executions' setups.
+  if (same_setup_as_last(model)) return;
   std::vector<std::uint32_t> choices;  // no allocation when setup makes no choice
   for (const auto& c : choices_) choices.push_back(c.value);
   std::string& names = t_names;
@@ -69,6 +109,7 @@ void Execution::check_setup_determinism(std::uint64_t model) {
   };
   if (t_setups.size() > 4096) t_setups.clear();
   auto [it, fresh] = t_setups.try_emplace({model, std::move(choices)});
+  t_last = it;
   if (fresh) {
     it->second.names = names;
     it->second.text = text();
