@@ -45,6 +45,7 @@ namespace {
 struct RegionStorage {
   std::vector<std::byte> bytes;
   std::vector<ShadowCell> shadow;  // every cell empty
+  bool zero = false;               // every byte is zero
 };
 // Per object index: what the last region of that index left on this OS
 // thread. Setup is deterministic, so the next execution's region of the
@@ -55,19 +56,22 @@ thread_local std::vector<RegionStorage> t_spare_regions;
 
 void Region::take_storage(const void* init) {
   const std::size_t slot = index(id_), bytes = elem_size_ * count_;
+  bool zero = true;  // (a new vector's bytes are)
   if (slot < t_spare_regions.size() && t_spare_regions[slot].shadow.size() == count_ &&
       t_spare_regions[slot].bytes.size() == bytes) {
     bytes_ = std::move(t_spare_regions[slot].bytes);
     shadow_ = std::move(t_spare_regions[slot].shadow);
+    zero = t_spare_regions[slot].zero;
   } else {
     bytes_.resize(bytes);
     shadow_.resize(count_);
   }
   const auto* elem = static_cast<const std::byte*>(init);
   if (elem == nullptr || std::all_of(elem, elem + elem_size_, [](std::byte b) { return b == std::byte{0}; })) {
-    std::fill(bytes_.begin(), bytes_.end(), std::byte{0});
+    if (!zero) std::fill(bytes_.begin(), bytes_.end(), std::byte{0});
     return;
   }
+  written_ = true;
   for (std::size_t k = 0; k < count_; ++k) std::memcpy(bytes_.data() + k * elem_size_, elem, elem_size_);
 }
 
@@ -78,7 +82,7 @@ Region::~Region() {
   }
   const std::size_t slot = index(id_);
   if (slot >= t_spare_regions.size()) t_spare_regions.resize(slot + 1);
-  t_spare_regions[slot] = RegionStorage{std::move(bytes_), std::move(shadow_)};
+  t_spare_regions[slot] = RegionStorage{std::move(bytes_), std::move(shadow_), !written_};
 }
 
 void Region::check_current(std::source_location loc) const {

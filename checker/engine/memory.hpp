@@ -6,6 +6,7 @@
 #include <source_location>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "checker/engine/access_record.hpp"
@@ -45,7 +46,12 @@ class Region {
   ObjectId id() const noexcept { return id_; }
   std::size_t elem_size() const noexcept { return elem_size_; }
   std::size_t size() const noexcept { return count_; }
-  std::byte* bytes() noexcept { return bytes_.data(); }
+  /// The bytes, to write (or read); the storage is cleared before reuse.
+  std::byte* bytes() noexcept {
+    written_ = true;
+    return bytes_.data();
+  }
+  /// The bytes, to read.
   const std::byte* bytes() const noexcept { return bytes_.data(); }
 
   /// Race-checks an access to elements [first, first+n) by the running agent
@@ -83,6 +89,7 @@ class Region {
   // The shadow cells accesses may have changed: [touched_lo_, touched_hi_).
   std::size_t touched_lo_ = SIZE_MAX;
   std::size_t touched_hi_ = 0;
+  bool written_ = false;  // bytes() handed out for writing: not all zero any more
 };
 
 /// A typed view of a region: element loads and stores go through the
@@ -111,7 +118,7 @@ class Buffer {
   T raw(std::size_t i, std::source_location loc = std::source_location::current()) const {
     region_->check_bounds(i, 1, loc);
     T v;
-    std::memcpy(&v, region_->bytes() + i * sizeof(T), sizeof(T));
+    std::memcpy(&v, std::as_const(*region_).bytes() + i * sizeof(T), sizeof(T));
     return v;
   }
   /// Writes element i without a race check (initial contents from the host).
