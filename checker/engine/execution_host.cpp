@@ -82,12 +82,11 @@ bool Execution::same_setup_as_last(std::uint64_t model) const {
   const std::string& names = last->second.names;
   const char* p = names.data();
   const char* end = p + names.size();
-  if (!names_match(p, end, object_names_, [](const std::string& n) -> const std::string& { return n; }))
-    return false;
+  auto object_name = [](const std::string& n) -> const std::string& { return n; };
+  auto agent_name = [](const std::unique_ptr<Agent>& a) -> const std::string& { return a->name; };
+  if (!names_match(p, end, object_names_, object_name)) return false;
   if (p == end || *p++ != '\0') return false;  // objects end here
-  return names_match(p, end, agents_,
-                     [](const std::unique_ptr<Agent>& a) -> const std::string& { return a->name; }) &&
-         p == end;
+  return names_match(p, end, agents_, agent_name) && p == end;
 }
 
 void Execution::check_setup_determinism(std::uint64_t model) {

@@ -67,12 +67,14 @@ void Region::take_storage(const void* init) {
     shadow_.resize(count_);
   }
   const auto* elem = static_cast<const std::byte*>(init);
-  if (elem == nullptr || std::all_of(elem, elem + elem_size_, [](std::byte b) { return b == std::byte{0}; })) {
+  auto is_zero = [](std::byte b) { return b == std::byte{0}; };
+  if (elem == nullptr || std::all_of(elem, elem + elem_size_, is_zero)) {
     if (!zero) std::fill(bytes_.begin(), bytes_.end(), std::byte{0});
     return;
   }
   written_ = true;
-  for (std::size_t k = 0; k < count_; ++k) std::memcpy(bytes_.data() + k * elem_size_, elem, elem_size_);
+  for (std::size_t k = 0; k < count_; ++k)
+    std::memcpy(bytes_.data() + k * elem_size_, elem, elem_size_);
 }
 
 Region::~Region() {
