@@ -58,6 +58,9 @@ struct Access {
   /// For counting resources, set once the operation ran: the units available
   /// just before it (saturated at 127); -1 when not recorded.
   std::int8_t before = -1;
+  /// On a wait's read of a phased object: the wait is blocked while phase
+  /// `lo` gathers its arrivals (DPOR's needs_arrival).
+  bool needs_completion = false;
   /// Non-zero: this write is a commutative update of this class; it commutes
   /// with the updates of the same class on the same bytes (and only those).
   UpdateClass update = 0;
@@ -72,7 +75,7 @@ constexpr std::int8_t saturated_units(std::uint64_t n) noexcept {
 /// A commutative update of class `cls` on the bytes [lo, hi) of `object`.
 constexpr Access update_of(ObjectId object, UpdateClass cls, std::uint32_t lo = 0,
                            std::uint32_t hi = 1) noexcept {
-  return Access{object, lo, hi, true, 0, -1, cls};
+  return Access{object, lo, hi, true, 0, -1, false, cls};
 }
 
 /// Phased sync objects (barriers) give phase p the bytes [p, p + 1). An
@@ -91,6 +94,13 @@ constexpr Access phase_update(ObjectId object, Update u, std::uint64_t phase) no
 /// A read of the phases [first, last] of `object` (a wait on a phase).
 constexpr Access phase_read(ObjectId object, std::uint64_t first, std::uint64_t last) noexcept {
   return Access{object, phase_byte(first), phase_byte(last) + 1, false};
+}
+/// A wait's read of phases [first, last] of `object`, blocked while phase
+/// `first` gathers its arrivals (see Access::needs_completion).
+constexpr Access completion_read(ObjectId object, std::uint64_t first, std::uint64_t last) noexcept {
+  Access a = phase_read(object, first, last);
+  a.needs_completion = true;
+  return a;
 }
 /// Every phase of `object`, written: what an operation declares before it
 /// knows which phase it will land in (it is refined once it ran).

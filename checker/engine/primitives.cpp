@@ -72,7 +72,7 @@ namespace {
 // could have run (JACM 2017's reversible races, for counting resources).
 Footprint counted(ObjectId id, std::int8_t token, std::uint32_t before, UpdateClass cls = 0) {
   return Footprint{
-      Access{id, 0, 1, true, token, saturated_units(before), cls}};
+      Access{id, 0, 1, true, token, saturated_units(before), false, cls}};
 }
 // Signals commute: count += n and the release joins commute in either
 // order, and a signal neither blocks nor unblocks another signal. A wait
@@ -90,7 +90,7 @@ void Semaphore::wait(std::source_location loc) {
 }
 
 void Semaphore::signal(std::uint32_t n, std::source_location loc) {
-  visible("signal", Access{id_, 0, 1, true, +1, -1, kSignal}, loc);
+  visible("signal", Access{id_, 0, 1, true, +1, -1, false, kSignal}, loc);
   auto& ex = Execution::current();
   if (ex.pending_slot() != nullptr) ex.refine_footprint(counted(id_, +1, count_, kSignal));
   if (n > UINT32_MAX - count_)
@@ -156,7 +156,7 @@ void Barrier::arrive_and_wait(std::source_location loc) {
     ledger_.phase_completed();
   }
   auto passed = [this, mine] { return completed_.size() > mine; };
-  visible("wait", phase_read(id_, mine, mine), loc, passed);
+  visible("wait", completion_read(id_, mine, mine), loc, passed);
   ex.acquire(completed_[mine]);
 }
 

@@ -43,7 +43,7 @@ void NamedBarrier::sync(std::uint32_t count, std::source_location loc) {
 
 void NamedBarrier::wait_phase(const char* op, std::uint64_t mine, std::source_location loc) {
   auto done = [this, mine] { return completed_.size() > mine; };
-  visible(op, phase_read(id(), mine, mine), loc, done);
+  visible(op, completion_read(id(), mine, mine), loc, done);
   Execution::current().acquire(completed_[mine]);
 }
 
@@ -178,11 +178,14 @@ void Mbarrier::expect_tx(std::uint32_t bytes, std::source_location loc) {
   expected_ = true;
 }
 
-void Mbarrier::observed(std::source_location) {
+void Mbarrier::observed(bool blocking) {
   // What a parity test sees depends on the current phase c: the completion
-  // of c - 1 (which it acquires) and of c (which flips the parity).
+  // of c - 1 (which it acquires) and of c (which flips the parity). A wait
+  // that passed at c > 0 waited for parity c - 1: it was blocked while c - 1
+  // gathered its arrivals (at c = 0 it passed on the phase before init).
   const std::uint64_t c = phase();
-  Execution::current().refine_access(phase_read(id(), c > 0 ? c - 1 : 0, c));
+  Execution::current().refine_access(blocking && c > 0 ? completion_read(id(), c - 1, c)
+                                                       : phase_read(id(), c > 0 ? c - 1 : 0, c));
 }
 
 void Mbarrier::note_landing(std::string what, std::source_location issued_at) {
@@ -217,13 +220,13 @@ void Mbarrier::acquire_passed(std::uint32_t parity) {
 void Mbarrier::wait_parity(std::uint32_t parity, std::source_location loc) {
   auto ready = [this, parity] { return passed(parity); };
   visible("mbarrier.try_wait.parity", all_phases(id(), false), loc, ready);
-  observed(loc);
+  observed(true);
   acquire_passed(parity);
 }
 
 bool Mbarrier::try_wait_parity(std::uint32_t parity, std::source_location loc) {
   visible("mbarrier.try_wait.parity", all_phases(id(), false), loc);
-  observed(loc);
+  observed(false);
   if (!passed(parity)) return false;
   acquire_passed(parity);
   return true;

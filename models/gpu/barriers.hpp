@@ -85,8 +85,9 @@ class Mbarrier : public SyncObject {
 
  private:
   void maybe_complete();
-  /// Narrows the running step's entry to the phases a parity test observes.
-  void observed(std::source_location loc);
+  /// Narrows the running step's entry to the phases a parity test observes;
+  /// `blocking`: a wait, blocked while the phase before the current one was open.
+  void observed(bool blocking);
   void acquire_passed(std::uint32_t parity);
   std::uint32_t count_;
   std::int64_t pending_;  // below zero after more arrivals than count in one phase

@@ -144,7 +144,8 @@ class CanonicalObjects {
       const Access& x = canonical[k];
       const Access& y = fp[k];
       if (x.object != ObjectId{to_canon_[index(y.object)]} || x.lo != y.lo || x.hi != y.hi ||
-          x.write != y.write || x.token != y.token || x.before != y.before || x.update != y.update)
+          x.write != y.write || x.token != y.token || x.before != y.before || x.update != y.update ||
+          x.needs_completion != y.needs_completion)
         return false;
     }
     return true;

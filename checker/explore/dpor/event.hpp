@@ -34,7 +34,8 @@ inline bool same_footprint(const Footprint& a, const Footprint& b) noexcept {
     const Access& x = a[k];
     const Access& y = b[k];
     if (x.object != y.object || x.lo != y.lo || x.hi != y.hi || x.write != y.write ||
-        x.token != y.token || x.before != y.before || x.update != y.update)
+        x.token != y.token || x.before != y.before || x.update != y.update ||
+        x.needs_completion != y.needs_completion)
       return false;
   }
   return true;
@@ -123,6 +124,27 @@ bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t en
                    FollowsI follows_i) {
   for (std::size_t k = i + 1; k < end; ++k)
     if (conflict(steps[k], j) && !follows_i(k))
+      return true;
+  return false;
+}
+
+/// True when j cannot run before i: i is an arrival landing in phase q of a
+/// barrier (a commutative update of [q, q + 2)), and j is a wait whose one
+/// access is blocked while phase q gathers its arrivals
+/// (Access::needs_completion). A phase completes with exactly its count of
+/// arrivals. Without i, the arrivals that can run before j are the others
+/// of phase q: every other arrival on the barrier after i conflicts with i
+/// and follows it. So q stays open and j blocked; a third agent's arrival
+/// takes i's slot only through its own race with i. `A`, `B`: Event or EventInfo.
+template <class A, class B>
+bool needs_arrival(const A& ei, const B& ej) noexcept {
+  if (ej.footprint.size() != 1) return false;
+  const Access& r = ej.footprint[0];
+  if (r.write || !r.needs_completion) return false;
+  constexpr UpdateClass kind_mask = (UpdateClass{1} << kUpdateKindBits) - 1;
+  for (const Access& x : ei.footprint)
+    if (x.object == r.object && x.update != 0 && x.hi == x.lo + 2 && x.lo == r.lo &&
+        (x.update & kind_mask) == static_cast<UpdateClass>(Update::arrive))
       return true;
   return false;
 }
