@@ -58,8 +58,10 @@ struct Access {
   /// For counting resources, set once the operation ran: the units available
   /// just before it (saturated at 127); -1 when not recorded.
   std::int8_t before = -1;
-  /// On a wait's read of a phased object: the wait is blocked while phase
-  /// `lo` gathers its arrivals (DPOR's needs_arrival).
+  /// On a wait's read: the wait is blocked until this entry is satisfied.
+  /// On a phased object, while phase `lo` gathers its arrivals; on another,
+  /// until the one step that writes exactly these bytes ran (an async op's
+  /// completion). DPOR's needs_arrival.
   bool needs_completion = false;
   /// Non-zero: this write is a commutative update of this class; it commutes
   /// with the updates of the same class on the same bytes (and only those).

@@ -16,7 +16,7 @@ void wait_ops(std::vector<BulkOp*>& ops, const char* name, std::source_location 
   p.loc = loc;
   p.object = ops.front()->id();
   p.has_object = true;
-  for (BulkOp* op : ops) p.footprint.push_back(done_side(*op, false));
+  for (BulkOp* op : ops) p.footprint.push_back(done_needed(*op));
   auto done = [&ops] {
     return std::all_of(ops.begin(), ops.end(), [](BulkOp* op) { return op->write_done; });
   };

@@ -14,6 +14,12 @@ namespace heddle::gpu {
 /// An op's completion: [1, 2) of its BulkOp, written by the op's step and
 /// read by the waits that cover it (bulk.cpp's write side).
 inline Access done_side(const BulkOp& op, bool write) { return Access{op.id(), 1, 2, write}; }
+/// The read of an op's done side by a wait that is blocked until the op completes.
+inline Access done_needed(const BulkOp& op) {
+  Access a = done_side(op, false);
+  a.needs_completion = true;
+  return a;
+}
 
 /// commit_group: the uncommitted ops become the newest group.
 void commit_group(BulkQueue& q);

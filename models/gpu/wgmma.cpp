@@ -35,7 +35,7 @@ void issue_wgmma(std::string name, Footprint fp, std::function<void()> effect,
   // accumulator needs no fence between them (PTX ISA §9.7.15, wgmma.fence),
   // so each one starts after the previous one is done and sees its writes.
   BulkOp* prev = t.last_wgmma;
-  if (prev != nullptr) fp.push_back(done_side(*prev, false));
+  if (prev != nullptr) fp.push_back(done_needed(*prev));
   std::function<bool()> after_prev;
   if (prev != nullptr) after_prev = [prev] { return prev->write_done; };
   AgentId agent = issue(name,

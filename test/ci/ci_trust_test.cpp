@@ -113,9 +113,9 @@ TEST_CASE("replay hints name the binary that ran", "[ci]") {
 }
 
 TEST_CASE("the max-executions budget counts executions, not abandoned schedules", "[ci]") {
-  // The wgmma mainloop: dpor runs 125 executions and abandons 272
+  // The TMA multicast mainloop: dpor runs 27 executions and abandons 9
   // schedules (reversals whose moved wait turned out blocked) on the way.
-  const std::string kernel = "cutlass/wgmma_mainloop";
+  const std::string kernel = "hopper/tma_multicast";
   const std::map<std::string, std::string> params = {};
   heddle::RunResult all = heddle::test::run(kernel, params);
   REQUIRE(all.exhaustive);

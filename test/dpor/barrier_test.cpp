@@ -63,3 +63,45 @@ TEST_CASE("dpor and optimal agree with dfs on bar.sync rounds with spare arrival
     }
   }
 }
+
+TEST_CASE("dpor does not move an mbarrier wait before the arrival or bytes of its phase",
+          "[dpor]") {
+  // A consumer whose try_wait failed waits; its wait races with each of the
+  // two copies' complete_tx, which commute. Passing once phase 0 completed,
+  // the wait cannot run before either: nothing else brings the phase's
+  // bytes to zero. Spare arrivers fill the barrier's count, not the bytes;
+  // with them the consumers' loads of y race with the stores.
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
+  for (int arrivers = 0; arrivers <= 1; ++arrivers) {
+    std::map<std::string, std::string> params{{"consumers", "2"},
+                                              {"arrivers", std::to_string(arrivers)}};
+    auto want = test::outcomes("test/mbarrier_handoff", params, test::with_strategy("dfs"));
+    auto got = test::outcomes("test/mbarrier_handoff", params, test::with_strategy(strategy));
+    INFO(strategy << " arrivers=" << arrivers);
+    REQUIRE(got.result.exhaustive);
+    CHECK(got.final_states == want.final_states);
+    CHECK(got.verdicts == want.verdicts);
+    CHECK(got.result.stats.abandoned == 0);
+    CHECK(got.result.stats.sleep_blocked == 0);
+    CHECK(got.result.stats.executions <= want.result.stats.executions);
+  }
+}
+
+TEST_CASE("dpor does not move a wgmma wait or mma before the mma it needs done", "[dpor]") {
+  // wgmma.wait_group needs its mmas done, and each mma of a warpgroup runs
+  // once the previous one is done: only that mma's one completing step
+  // writes its done side, so no reversal may move the wait (or the next
+  // mma) before it. Two k-tiles, the correct kernel and a too-shallow wait.
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
+  for (const char* variant : {"correct", "wait_depth"}) {
+    std::map<std::string, std::string> params{{"k_tiles", "2"}, {"variant", variant}};
+    auto want = test::outcomes("cutlass/wgmma_mainloop", params, test::with_strategy("dfs"));
+    auto got = test::outcomes("cutlass/wgmma_mainloop", params, test::with_strategy(strategy));
+    INFO(strategy << " " << variant);
+    REQUIRE(got.result.exhaustive);
+    CHECK(got.final_states == want.final_states);
+    CHECK(got.verdicts == want.verdicts);
+    CHECK(got.result.stats.abandoned == 0);
+    CHECK(got.result.stats.sleep_blocked == 0);
+  }
+}

@@ -1,11 +1,12 @@
-// Named-barrier models for DPOR's barrier rules (test/dpor/barrier_test.cpp):
+// Barrier models for DPOR's barrier rules (test/dpor/barrier_test.cpp):
 // rounds of bar.sync, with or without data between them, and threads that
-// only arrive, so that a phase can be filled by more arrivals than it needs.
+// only arrive, so that a phase can be filled by more arrivals than it needs;
+// an mbarrier handoff of a TMA load with spare arrivals.
 #include <string>
 #include <vector>
 
 #include "checker/heddle.hpp"
-#include "models/gpu/barriers.hpp"
+#include "models/gpu/gpu.hpp"
 
 namespace {
 using namespace heddle;
@@ -52,5 +53,44 @@ const auto barrier_rounds =
               y.store(a + 1);
               bar.arrive(count);
             });
+        });
+
+// A producer arrives with expect_tx on an mbarrier and TMA-loads a tile in
+// two copies that complete those bytes; `consumers` threads wait for phase
+// 0 and read the tile. Each of `arrivers` more threads stores y and arrives (the
+// barrier's count is 1 + arrivers); consumers load y, test the phase,
+// wait for it when the test failed, and load y again.
+const auto mbarrier_handoff =
+    kernel("test/mbarrier_handoff", "a TMA load handed over by an mbarrier, with spare arrivals")
+        .param("consumers", 2, "threads that wait and read", 1, 3)
+        .param("arrivers", 0, "threads that store y and arrive", 0, 2)
+        .body([](const Params& p) {
+          const int consumers = static_cast<int>(p.get_int("consumers"));
+          const int arrivers = static_cast<int>(p.get_int("arrivers"));
+          std::vector<gpu::ThreadSpec> threads{{"producer"}};
+          for (int c = 0; c < consumers; ++c) threads.push_back({"consumer" + std::to_string(c)});
+          for (int a = 0; a < arrivers; ++a) threads.push_back({"arriver" + std::to_string(a)});
+          gpu::grid(gpu::LaunchConfig{1, 1, threads});
+          auto src = gpu::global<int>("src", 2, 7);
+          auto tile = gpu::shared<int>("tile", 2);
+          auto& full = make<gpu::Mbarrier>("full", static_cast<std::uint32_t>(1 + arrivers));
+          auto& y = make<Atomic<int>>("y", 0);
+          gpu::current_grid().launch([=, &full, &y](const gpu::ThreadInfo& t) {
+            const gpu::View<int> mine = tile;
+            if (t.thread == 0) {
+              full.arrive_expect_tx(2 * sizeof(int));  // two copies, one element each
+              for (std::size_t k = 0; k < 2; ++k)
+                gpu::bulk_load(gpu::span(mine.tile(k, 1)), gpu::span(src.tile(k, 1)), full);
+            } else if (t.thread <= consumers) {
+              const int before = y.load();
+              if (!full.try_wait_parity(0)) full.wait_parity(0);  // CUTLASS's consumer_wait
+              observe("consumer" + std::to_string(t.thread), std::to_string(mine.load(0)) + " y" +
+                                                                 std::to_string(before) + "," +
+                                                                 std::to_string(y.load()));
+            } else {
+              y.store(t.thread);
+              full.arrive();
+            }
+          });
         });
 }  // namespace

@@ -128,24 +128,31 @@ bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t en
   return false;
 }
 
-/// True when j cannot run before i: i is an arrival landing in phase q of a
-/// barrier (a commutative update of [q, q + 2)), and j is a wait whose one
-/// access is blocked while phase q gathers its arrivals
-/// (Access::needs_completion). A phase completes with exactly its count of
-/// arrivals. Without i, the arrivals that can run before j are the others
-/// of phase q: every other arrival on the barrier after i conflicts with i
-/// and follows it. So q stays open and j blocked; a third agent's arrival
-/// takes i's slot only through its own race with i. `A`, `B`: Event or EventInfo.
-template <class A, class B>
-bool needs_arrival(const A& ei, const B& ej) noexcept {
-  if (ej.footprint.size() != 1) return false;
-  const Access& r = ej.footprint[0];
-  if (r.write || !r.needs_completion) return false;
+/// True when j cannot run before i: j (footprint `fj`) is a wait with an
+/// entry it needs (Access::needs_completion) that only i can satisfy.
+/// An async op's done side is written by the op's one completing step. On
+/// a barrier, i lands in phase q as a commutative update of [q, q + 2) (an
+/// arrival, or a complete_tx once every arrival is in), and j is blocked
+/// while phase q gathers (lo = q). A phase completes with exactly its
+/// count of arrivals, and once its bytes in flight have all landed. Without
+/// i, what can run before j is the rest of phase q: every other update of
+/// the barrier after i (a spare arrival, an expect_tx) conflicts with i and
+/// follows it. So q lacks i's arrival or bytes and stays open, and j stays
+/// blocked; a third agent's arrival takes i's slot only through its own
+/// race with i, which is reversed on its own.
+inline bool needs_arrival(const Footprint& fi, const Footprint& fj) noexcept {
   constexpr UpdateClass kind_mask = (UpdateClass{1} << kUpdateKindBits) - 1;
-  for (const Access& x : ei.footprint)
-    if (x.object == r.object && x.update != 0 && x.hi == x.lo + 2 && x.lo == r.lo &&
-        (x.update & kind_mask) == static_cast<UpdateClass>(Update::arrive))
-      return true;
+  auto satisfies = [](const Access& x, const Access& r) {
+    if (x.object != r.object || !x.write || x.lo != r.lo) return false;
+    if (x.update == 0) return x.hi == r.hi;  // the op's completion
+    const UpdateClass kind = x.update & kind_mask;
+    return x.hi == x.lo + 2 && (kind == static_cast<UpdateClass>(Update::arrive) ||
+                                kind == static_cast<UpdateClass>(Update::tx_complete));
+  };
+  for (const Access& r : fj)
+    if (!r.write && r.needs_completion)
+      for (const Access& x : fi)
+        if (satisfies(x, r)) return true;
   return false;
 }
 
