@@ -1,6 +1,8 @@
-// DPOR on named barriers: a wait is not moved before an arrival its phase
-// needs (dpor::needs_arrival), and nothing is lost for it when spare
-// arrivals can fill the phase instead (test/barrier_rounds).
+// DPOR and the steps a wait needs (dpor::needs_arrival): a barrier wait is
+// not moved before an arrival or the bytes its phase needs, a wgmma wait
+// not before the mma it waits for, and nothing is lost for it when spare
+// arrivals can fill a phase instead (test/barrier_rounds,
+// test/mbarrier_handoff, cutlass/wgmma_mainloop).
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -19,6 +21,21 @@ std::map<std::string, std::string> rounds_model(int threads, int count, int roun
   return {{"threads", std::to_string(threads)}, {"count", std::to_string(count)},
           {"rounds", std::to_string(rounds)},   {"data", std::to_string(data)},
           {"arrivers", std::to_string(arrivers)}};
+}
+
+/// Explores `kernel` with dfs and with `strategy`: the same final states and
+/// verdicts, no more executions, and none given up or sleep-blocked.
+void agrees_without_waste(const std::string& kernel,
+                          const std::map<std::string, std::string>& params,
+                          const std::string& strategy) {
+  auto want = test::outcomes(kernel, params, test::with_strategy("dfs"));
+  auto got = test::outcomes(kernel, params, test::with_strategy(strategy));
+  REQUIRE(got.result.exhaustive);
+  CHECK(got.final_states == want.final_states);
+  CHECK(got.verdicts == want.verdicts);
+  CHECK(got.result.stats.executions <= want.result.stats.executions);
+  CHECK(got.result.stats.abandoned == 0);
+  CHECK(got.result.stats.sleep_blocked == 0);
 }
 }  // namespace
 
@@ -73,17 +90,9 @@ TEST_CASE("dpor does not move an mbarrier wait before the arrival or bytes of it
   // with them the consumers' loads of y race with the stores.
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   for (int arrivers = 0; arrivers <= 1; ++arrivers) {
-    std::map<std::string, std::string> params{{"consumers", "2"},
-                                              {"arrivers", std::to_string(arrivers)}};
-    auto want = test::outcomes("test/mbarrier_handoff", params, test::with_strategy("dfs"));
-    auto got = test::outcomes("test/mbarrier_handoff", params, test::with_strategy(strategy));
     INFO(strategy << " arrivers=" << arrivers);
-    REQUIRE(got.result.exhaustive);
-    CHECK(got.final_states == want.final_states);
-    CHECK(got.verdicts == want.verdicts);
-    CHECK(got.result.stats.abandoned == 0);
-    CHECK(got.result.stats.sleep_blocked == 0);
-    CHECK(got.result.stats.executions <= want.result.stats.executions);
+    agrees_without_waste("test/mbarrier_handoff",
+                         {{"consumers", "2"}, {"arrivers", std::to_string(arrivers)}}, strategy);
   }
 }
 
@@ -94,14 +103,8 @@ TEST_CASE("dpor does not move a wgmma wait or mma before the mma it needs done",
   // mma) before it. Two k-tiles, the correct kernel and a too-shallow wait.
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
   for (const char* variant : {"correct", "wait_depth"}) {
-    std::map<std::string, std::string> params{{"k_tiles", "2"}, {"variant", variant}};
-    auto want = test::outcomes("cutlass/wgmma_mainloop", params, test::with_strategy("dfs"));
-    auto got = test::outcomes("cutlass/wgmma_mainloop", params, test::with_strategy(strategy));
     INFO(strategy << " " << variant);
-    REQUIRE(got.result.exhaustive);
-    CHECK(got.final_states == want.final_states);
-    CHECK(got.verdicts == want.verdicts);
-    CHECK(got.result.stats.abandoned == 0);
-    CHECK(got.result.stats.sleep_blocked == 0);
+    agrees_without_waste("cutlass/wgmma_mainloop", {{"k_tiles", "2"}, {"variant", variant}},
+                         strategy);
   }
 }
