@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "checker/heddle.hpp"
 
@@ -117,8 +118,21 @@ void Mbarrier::copy_issued(std::uint32_t bytes, std::source_location at) {
   // arrivals completes the phase decides whether this copy is in flight at
   // the completion (and a narrower rule reading tx would not label one
   // trace alike in its orders).
-  if (!ex.step_announced(all_phases(id()))) visible("mbarrier.copy_issue", all_phases(id()), at);
+  const bool own_step = ex.step_announced(all_phases(id()));
+  if (!own_step) visible("mbarrier.copy_issue", all_phases(id()), at);
+  // An arrival of this step that commuted (arrive.expect_tx right before)
+  // stays listed beside the write of every phase: it adds no conflict, and
+  // DPOR's needs_arrival sees that this step is one the phase needs.
+  std::optional<Access> arrival;
+  if (own_step && !ex.trace().empty())
+    for (const Access& a : ex.trace().back().footprint)
+      if (a.object == id() && a.update == update_in_phase(Update::arrive, phase())) arrival = a;
   ex.refine_access(all_phases(id()));
+  if (arrival) {
+    Footprint fp = ex.trace().back().footprint;
+    fp.push_back(*arrival);
+    ex.refine_footprint(std::move(fp));
+  }
   inflight_ += bytes;
   inflight_sites_.emplace_back(bytes, at);
 }

@@ -108,3 +108,19 @@ TEST_CASE("dpor does not move a wgmma wait or mma before the mma it needs done",
                          strategy);
   }
 }
+
+TEST_CASE("dpor does not move an mbarrier wait before an arrival made with a copy's issue",
+          "[dpor]") {
+  // pipeline_tma_async's producer arrives with expect_tx and issues the
+  // stage's TMA load in one step, which writes every phase of full[s]; the
+  // step still lists its arrival, so no consumer's wait is moved before it.
+  const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
+  RunResult r = test::run("cutlass/pipeline_tma_async",
+                          {{"consumers", "2"}, {"k_tiles", "8"}, {"stages", "4"}},
+                          test::with_strategy(strategy));
+  INFO(strategy);
+  REQUIRE(r.exhaustive);
+  CHECK(r.stats.executions == 1);
+  CHECK(r.stats.abandoned == 0);
+  CHECK(r.stats.sleep_blocked == 0);
+}

@@ -179,14 +179,14 @@ TEST_CASE("dpor moves an await before the writer that released it when another w
 }
 
 TEST_CASE("abandoned schedules are reported apart from executions", "[dpor]") {
-  // pipeline_tma_async's one trace comes with a reversal that moves an
-  // mbarrier wait before the arrive it needs: tried, found blocked, given up.
-  RunResult r = test::run("cutlass/pipeline_tma_async");
+  // tma_multicast's 27 traces come with reversals that move a wait before
+  // a step that might release it: tried, found blocked, given up.
+  RunResult r = test::run("hopper/tma_multicast");
   REQUIRE(r.exhaustive);
   CHECK(r.stats.abandoned > 0);
   CHECK(r.stats.sleep_blocked == 0);
   const std::string dir = test::temp_dir();
-  auto cli = test::cli("run cutlass/pipeline_tma_async -q --summary-json " + dir + "/s.json");
+  auto cli = test::cli("run hopper/tma_multicast -q --summary-json " + dir + "/s.json");
   CHECK(cli.code == 0);
   CHECK(cli.out.find("abandoned schedules (a moved wait turned out blocked; not executions): " +
                      std::to_string(r.stats.abandoned) + "\n") != std::string::npos);
