@@ -61,7 +61,7 @@ struct Access {
   /// On a wait's read: the wait is blocked until this entry is satisfied.
   /// On a phased object, while phase `lo` gathers its arrivals; on another,
   /// until the one step that writes exactly these bytes ran (an async op's
-  /// completion). DPOR's needs_arrival.
+  /// completion or read phase). DPOR's needs_arrival.
   bool needs_completion = false;
   /// Non-zero: this write is a commutative update of this class; it commutes
   /// with the updates of the same class on the same bytes (and only those).

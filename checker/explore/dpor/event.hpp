@@ -130,7 +130,7 @@ bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t en
 
 /// True when j cannot run before i: j (footprint `fj`) is a wait with an
 /// entry it needs (Access::needs_completion) that only i can satisfy.
-/// An async op's done side is written by the op's one completing step. On
+/// An async op's done (or read) side is written by one step of the op. On
 /// a barrier, i lands in phase q as a commutative update of [q, q + 2) (an
 /// arrival, or a complete_tx once every arrival is in), and j is blocked
 /// while phase q gathers (lo = q). A phase completes with exactly its
@@ -144,7 +144,7 @@ inline bool needs_arrival(const Footprint& fi, const Footprint& fj) noexcept {
   constexpr UpdateClass kind_mask = (UpdateClass{1} << kUpdateKindBits) - 1;
   auto satisfies = [](const Access& x, const Access& r) {
     if (x.object != r.object || !x.write || x.lo != r.lo) return false;
-    if (x.update == 0) return x.hi == r.hi;  // the op's completion
+    if (x.update == 0) return x.hi == r.hi;  // the op's step
     const UpdateClass kind = x.update & kind_mask;
     return x.hi == x.lo + 2 && (kind == static_cast<UpdateClass>(Update::arrive) ||
                                 kind == static_cast<UpdateClass>(Update::tx_complete));
