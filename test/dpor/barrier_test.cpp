@@ -37,6 +37,18 @@ void agrees_without_waste(const std::string& kernel,
   CHECK(got.result.stats.abandoned == 0);
   CHECK(got.result.stats.sleep_blocked == 0);
 }
+
+/// Explores `kernel` (one trace) with `strategy`: one execution, nothing given up.
+void one_trace_without_waste(const std::string& kernel,
+                             const std::map<std::string, std::string>& params,
+                             const std::string& strategy) {
+  RunResult r = test::run(kernel, params, test::with_strategy(strategy));
+  INFO(strategy);
+  REQUIRE(r.exhaustive);
+  CHECK(r.stats.executions == 1);
+  CHECK(r.stats.abandoned == 0);
+  CHECK(r.stats.sleep_blocked == 0);
+}
 }  // namespace
 
 TEST_CASE("dpor does not move a bar.sync wait before an arrival of its phase", "[dpor]") {
@@ -44,14 +56,7 @@ TEST_CASE("dpor does not move a bar.sync wait before an arrival of its phase", "
   // races with the three other arrivals of its phase, and every such
   // reversal needs the phase complete without one of its arrivals.
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
-  RunConfig c;
-  c.strategy = strategy;
-  auto r = test::run("test/barrier_rounds", rounds_model(4, 4, 4, 0, 0), c);
-  INFO(strategy);
-  REQUIRE(r.exhaustive);
-  CHECK(r.stats.executions == 1);
-  CHECK(r.stats.abandoned == 0);
-  CHECK(r.stats.sleep_blocked == 0);
+  one_trace_without_waste("test/barrier_rounds", rounds_model(4, 4, 4, 0, 0), strategy);
 }
 
 TEST_CASE("dpor and optimal agree with dfs on bar.sync rounds with spare arrivals", "[dpor]") {
@@ -115,14 +120,8 @@ TEST_CASE("dpor does not move an mbarrier wait before an arrival made with a cop
   // stage's TMA load in one step, which writes every phase of full[s]; the
   // step still lists its arrival, so no consumer's wait is moved before it.
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
-  RunResult r = test::run("cutlass/pipeline_tma_async",
-                          {{"consumers", "2"}, {"k_tiles", "8"}, {"stages", "4"}},
-                          test::with_strategy(strategy));
-  INFO(strategy);
-  REQUIRE(r.exhaustive);
-  CHECK(r.stats.executions == 1);
-  CHECK(r.stats.abandoned == 0);
-  CHECK(r.stats.sleep_blocked == 0);
+  one_trace_without_waste("cutlass/pipeline_tma_async",
+                          {{"consumers", "2"}, {"k_tiles", "8"}, {"stages", "4"}}, strategy);
 }
 
 TEST_CASE("dpor gives up no schedule on the fixed 128x256 CUTLASS epilogue", "[dpor]") {
@@ -130,13 +129,8 @@ TEST_CASE("dpor gives up no schedule on the fixed 128x256 CUTLASS epilogue", "[d
   // wait_group.read (needs each TMA store's one read phase). Before these
   // were known, 580 reversals moved such a wait before what it needs.
   const std::string strategy = GENERATE(as<std::string>{}, "dpor", "optimal");
-  RunResult r = test::run("cutlass/grouped_gemm_epilogue",
+  one_trace_without_waste("cutlass/grouped_gemm_epilogue",
                           {{"fixed", "true"}, {"groups", "2"}, {"others", "3"}, {"stages", "4"},
                            {"subtiles", "8"}, {"tiles", "2"}},
-                          test::with_strategy(strategy));
-  INFO(strategy);
-  REQUIRE(r.exhaustive);
-  CHECK(r.stats.executions == 1);
-  CHECK(r.stats.abandoned == 0);
-  CHECK(r.stats.sleep_blocked == 0);
+                          strategy);
 }
