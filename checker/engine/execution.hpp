@@ -184,8 +184,10 @@ class Execution {
   /// when there are none): an operation inside a step that knows only once
   /// it ran what it touched (the phase an arrival landed in). Outside a
   /// step of the running agent (setup, exit checks, a thread's prologue)
-  /// there is no step to refine and nothing happens.
-  void refine_access(const Access& a);
+  /// there is no step to refine and nothing happens. `keep_updates`: the
+  /// object's commutative updates stay listed beside `a` (an arrival whose
+  /// step then writes every phase of its barrier).
+  void refine_access(const Access& a, bool keep_updates = false);
   /// True when the running thread's step announced an entry covering `a`
   /// (its object and bytes, written if `a` writes, not as an update), so
   /// `a` may refine it; true outside a thread (nothing to announce there).

@@ -10,14 +10,16 @@ void Execution::refine_footprint(Footprint fp) {
   trace_.back().footprint = std::move(fp);
 }
 
-void Execution::refine_access(const Access& a) {
+void Execution::refine_access(const Access& a, bool keep_updates) {
   if (running_ == nullptr || trace_.empty() || trace_.back().agent != running_->id) return;
   Footprint& fp = trace_.back().footprint;
-  auto it = std::find_if(fp.begin(), fp.end(), [&](const Access& x) { return x.object == a.object; });
+  auto replaced = [&](const Access& x) {
+    return x.object == a.object && !(keep_updates && x.update != 0);
+  };
+  auto it = std::find_if(fp.begin(), fp.end(), replaced);
   if (it == fp.end()) return fp.push_back(a);
   *it = a;
-  fp.erase(std::remove_if(it + 1, fp.end(), [&](const Access& x) { return x.object == a.object; }),
-           fp.end());
+  fp.erase(std::remove_if(it + 1, fp.end(), replaced), fp.end());
 }
 
 bool Execution::step_announced(const Access& a) const {

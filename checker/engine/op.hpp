@@ -61,7 +61,7 @@ struct Access {
   /// On a wait's read: the wait is blocked until this entry is satisfied.
   /// On a phased object, while phase `lo` gathers its arrivals; on another,
   /// until the one step that writes exactly these bytes ran (an async op's
-  /// completion or read phase). DPOR's needs_arrival.
+  /// completion or read phase). DPOR's needs_step.
   bool needs_completion = false;
   /// Non-zero: this write is a commutative update of this class; it commutes
   /// with the updates of the same class on the same bytes (and only those).
@@ -97,12 +97,15 @@ constexpr Access phase_update(ObjectId object, Update u, std::uint64_t phase) no
 constexpr Access phase_read(ObjectId object, std::uint64_t first, std::uint64_t last) noexcept {
   return Access{object, phase_byte(first), phase_byte(last) + 1, false};
 }
+/// `a`, a wait's read, marked as one the wait needs (Access::needs_completion).
+constexpr Access needed(Access a) noexcept {
+  a.needs_completion = true;
+  return a;
+}
 /// A wait's read of phases [first, last] of `object`, blocked while phase
 /// `first` gathers its arrivals (see Access::needs_completion).
 constexpr Access completion_read(ObjectId object, std::uint64_t first, std::uint64_t last) noexcept {
-  Access a = phase_read(object, first, last);
-  a.needs_completion = true;
-  return a;
+  return needed(phase_read(object, first, last));
 }
 /// Every phase of `object`, written: what an operation declares before it
 /// knows which phase it will land in (it is refined once it ran).

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 
 #include "checker/heddle.hpp"
 
@@ -118,21 +117,11 @@ void Mbarrier::copy_issued(std::uint32_t bytes, std::source_location at) {
   // arrivals completes the phase decides whether this copy is in flight at
   // the completion (and a narrower rule reading tx would not label one
   // trace alike in its orders).
-  const bool own_step = ex.step_announced(all_phases(id()));
-  if (!own_step) visible("mbarrier.copy_issue", all_phases(id()), at);
+  if (!ex.step_announced(all_phases(id()))) visible("mbarrier.copy_issue", all_phases(id()), at);
   // An arrival of this step that commuted (arrive.expect_tx right before)
   // stays listed beside the write of every phase: it adds no conflict, and
-  // DPOR's needs_arrival sees that this step is one the phase needs.
-  std::optional<Access> arrival;
-  if (own_step && !ex.trace().empty())
-    for (const Access& a : ex.trace().back().footprint)
-      if (a.object == id() && a.update == update_in_phase(Update::arrive, phase())) arrival = a;
-  ex.refine_access(all_phases(id()));
-  if (arrival) {
-    Footprint fp = ex.trace().back().footprint;
-    fp.push_back(*arrival);
-    ex.refine_footprint(std::move(fp));
-  }
+  // DPOR's needs_step sees that this step is one the phase needs.
+  ex.refine_access(all_phases(id()), true);
   inflight_ += bytes;
   inflight_sites_.emplace_back(bytes, at);
 }

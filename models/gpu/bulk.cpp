@@ -159,13 +159,9 @@ void wait_group(std::uint32_t n, bool read_only, std::source_location loc) {
   p.object = ops.front()->id();
   p.has_object = true;
   // wait_group.read needs each op's read side, written by the op's one
-  // read phase only (DPOR's needs_arrival, Access::needs_completion).
-  auto read_needed = [](const BulkOp& op) {
-    Access a = read_side(op, false);
-    a.needs_completion = true;
-    return a;
-  };
-  for (BulkOp* op : ops) p.footprint.push_back(read_only ? read_needed(*op) : both_sides(*op));
+  // read phase only (DPOR's needs_step, Access::needs_completion).
+  for (BulkOp* op : ops)
+    p.footprint.push_back(read_only ? needed(read_side(*op, false)) : both_sides(*op));
   auto done = [&ops, read_only] {
     for (BulkOp* op : ops)
       if (!(read_only ? op->read_done : op->write_done)) return false;

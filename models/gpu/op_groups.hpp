@@ -15,11 +15,7 @@ namespace heddle::gpu {
 /// read by the waits that cover it (bulk.cpp's write side).
 inline Access done_side(const BulkOp& op, bool write) { return Access{op.id(), 1, 2, write}; }
 /// The read of an op's done side by a wait that is blocked until the op completes.
-inline Access done_needed(const BulkOp& op) {
-  Access a = done_side(op, false);
-  a.needs_completion = true;
-  return a;
-}
+inline Access done_needed(const BulkOp& op) { return needed(done_side(op, false)); }
 
 /// commit_group: the uncommitted ops become the newest group.
 void commit_group(BulkQueue& q);

@@ -1,4 +1,4 @@
-// DPOR and the steps a wait needs (dpor::needs_arrival): a barrier wait is
+// DPOR and the steps a wait needs (dpor::needs_step): a barrier wait is
 // not moved before an arrival or the bytes its phase needs, a wgmma wait
 // not before the mma it waits for, and nothing is lost for it when spare
 // arrivals can fill a phase instead (test/barrier_rounds,

@@ -140,7 +140,7 @@ bool could_release(const std::vector<Step>& steps, std::size_t i, std::size_t en
 /// follows it. So q lacks i's arrival or bytes and stays open, and j stays
 /// blocked; a third agent's arrival takes i's slot only through its own
 /// race with i, which is reversed on its own.
-inline bool needs_arrival(const Footprint& fi, const Footprint& fj) noexcept {
+inline bool needs_step(const Footprint& fi, const Footprint& fj) noexcept {
   constexpr UpdateClass kind_mask = (UpdateClass{1} << kUpdateKindBits) - 1;
   auto satisfies = [](const Access& x, const Access& r) {
     if (x.object != r.object || !x.write || x.lo != r.lo) return false;

@@ -250,7 +250,7 @@ bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std
   // events that depend on i). Otherwise assume it could: a wakeup branch
   // whose agent turns out blocked is dropped when it is reached.
   const Event& ej = at(trace, j);
-  if (needs_arrival(trace[i].footprint, ej.footprint)) return false;
+  if (needs_step(trace[i].footprint, ej.footprint)) return false;
   auto si = static_cast<std::int32_t>(i);
   bool pending = prev_pos_[j] < si && (ej.agent_event > 0 || ej.created_by < si);
   if (pending) {

@@ -236,7 +236,7 @@ bool RaceFinder::reaches_through(const FinishedTrace& t, std::size_t i, std::siz
 bool RaceFinder::reversible(const FinishedTrace& t, std::size_t i, std::size_t j) const {
   const EventInfo& ej = t.events[j];
   if (!ej.conditional) return true;
-  if (needs_arrival(t.events[i].footprint, ej.footprint)) return false;
+  if (needs_step(t.events[i].footprint, ej.footprint)) return false;
   // If j was already pending when i ran, the enabled sets say whether it
   // could run once the schedule's events have run. Otherwise assume it
   // could, unless it takes a unit of a resource that was empty before i; a
