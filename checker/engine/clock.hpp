@@ -37,7 +37,15 @@ class VectorClock {
     set_slow(agent, time);
   }
   /// Advances `agent`'s own entry by one (program order).
-  void tick(AgentId agent) { set(agent, (*this)[agent] + 1); }
+  void tick(AgentId agent) {
+    const auto i = index(agent);
+    if (heap_.empty() && i < kInline) {  // unused inline entries are zero
+      ++inline_[i];
+      size_ = std::max<std::uint32_t>(size_, i + 1);
+      return;
+    }
+    set(agent, (*this)[agent] + 1);
+  }
   /// Pointwise maximum with `other` (the effect of an acquire).
   void join(const VectorClock& other) {
     if (other.size_ == 0) return;  // an empty clock (commit clocks mostly are)

@@ -109,8 +109,9 @@ Fiber* Execution::hand_off([[maybe_unused]] ThreadAgent& t, [[maybe_unused]] Age
 #else
   // run()'s step of another thread (record_event, begin_fast_step), to be
   // switched to from `t`'s fiber (Fiber::hand_to takes over enter()'s state).
-  if (pick == kAbandon || fast_ != &t ||
-      std::find(enabled_.begin(), enabled_.end(), pick) == enabled_.end())
+  // Under pick_here's scan shortcut, the enabled agents are the kReady ones.
+  if (pick == kAbandon || fast_ != &t || index(pick) >= ready_.size() ||
+      ready_[index(pick)] != kReady)
     return nullptr;
   Agent& a = *agents_[index(pick)];
   if (a.kind != Agent::Kind::thread) return nullptr;

@@ -142,7 +142,12 @@ class Footprint {
     reserve(list.size());
     for (const Access& a : list) push_back(a);
   }
-  Footprint(const Footprint& other) { copy_from(other); }
+  // Both inline entries copied whatever the size (a fixed copy), in the
+  // initializers: default-initialized first, they would be written twice.
+  Footprint(const Footprint& other)
+      : inline_{other.data()[0], other.data()[1]}, size_(other.size_) {
+    if (other.size_ > kInline) copy_from(other);
+  }
   Footprint(Footprint&& other) noexcept { steal(other); }
   Footprint& operator=(const Footprint& other) {
     if (this != &other) {
@@ -183,6 +188,11 @@ class Footprint {
   const Access& back() const noexcept { return data()[size_ - 1]; }
 
   void clear() noexcept { size_ = 0; }
+  /// Makes `a` the only entry (there is always room for one).
+  void assign_one(const Access& a) noexcept {
+    data()[0] = a;
+    size_ = 1;
+  }
   void reserve(std::size_t n) {
     if (n > cap_) grow(n);
   }

@@ -32,8 +32,7 @@ void SyncObject::fill(PendingOp& p, const char* op, const Access& a, std::source
   p.object = id_;
   p.has_object = true;
   p.loc = loc;
-  p.footprint.clear();
-  p.footprint.push_back(a);
+  p.footprint.assign_one(a);
   p.enabled = enabled;
 }
 
