@@ -159,17 +159,19 @@ void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, s
   std::size_t agents = 0;
   for (const auto& e : t.events) agents = std::max<std::size_t>(agents, index(e.agent) + 1);
   t.stride = agents;
-  t.clocks.assign(n * agents, 0u);
   t.prev_pos.assign(n, -1);
   index_objects(t, parent, same);
   // A prefix shared with the parent has the parent's clocks (they depend
-  // on earlier events only); copy them when the rows have the same width.
+  // on earlier events only); copy them when the rows have the same width,
+  // and clear only the rows after (each entry is written once).
   std::size_t from = 0;
-  if (parent != nullptr && parent->stride == agents && same <= parent->real && same <= t.real) {
+  if (parent != nullptr && parent->stride == agents && same <= parent->real && same <= t.real)
     from = same;
-    std::copy(parent->clocks.begin(),
-              parent->clocks.begin() + static_cast<std::ptrdiff_t>(from * agents), t.clocks.begin());
-  }
+  t.clocks.clear();
+  if (from > 0)
+    t.clocks.assign(parent->clocks.begin(),
+                    parent->clocks.begin() + static_cast<std::ptrdiff_t>(from * agents));
+  t.clocks.resize(n * agents, 0u);
   std::vector<std::int32_t>& last = last_;
   last.assign(agents, -1);
   for (std::size_t k = 0; k < n; ++k) {
