@@ -26,16 +26,6 @@ const std::string& SyncObject::name() const { return Execution::current().object
 
 void SyncObject::stale(std::source_location loc) { throw stale_object_error("sync object", loc); }
 
-void SyncObject::fill(PendingOp& p, const char* op, const Access& a, std::source_location loc,
-                      EnabledRef enabled) const {
-  p.name = op;
-  p.object = id_;
-  p.has_object = true;
-  p.loc = loc;
-  p.footprint.assign_one(a);
-  p.enabled = enabled;
-}
-
 void Mutex::lock(std::source_location loc) {
   auto free = [this] { return owner_ == nullptr; };
   visible("lock", true, loc, free, -1);
