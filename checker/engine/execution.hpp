@@ -211,6 +211,11 @@ class Execution {
   /// At a pick: true when no pending operation has a blocking condition,
   /// so every unfinished agent is enabled (the last scan asked none).
   bool blocks_none() const noexcept { return !scan_ask_; }
+  /// At a pick: true when agent `a` has an operation pending without a
+  /// blocking condition, so it is enabled (false: look in the enabled set).
+  bool surely_enabled(AgentId a) const noexcept {
+    return index(a) < ready_.size() && ready_[index(a)] == kReady;
+  }
   const std::vector<DataChoice>& choices() const noexcept { return choices_; }
   const std::vector<std::unique_ptr<Agent>>& agents() const noexcept { return agents_; }
   const std::optional<BugReport>& bug() const noexcept { return bug_; }

@@ -163,22 +163,45 @@ EventInfo PopDpor::pending(const Choice& c, AgentId a) const {
   return e;
 }
 
-AgentId PopDpor::next(const Choice& c) {
+namespace {
+
+ModelError replay_diverged() {
+  return ModelError(
+      "the model is not deterministic: a step that could run in an earlier execution is "
+      "blocked now (does it read a clock, a random source or global state?)");
+}
+
+}  // namespace
+
+AgentId PopDpor::replay(const Choice& c) {
+  // Canonical ids of the agents and objects created so far wait for the
+  // first step past the copied prefix (choose() syncs them in creation
+  // order, as here); only an agent not bound yet needs them now.
+  const std::size_t p = depth_++;
+  AgentId a{};
+  if (!agents_.find(plan_[p], a)) {
+    agents_.sync(c.execution);
+    if (!agents_.find(plan_[p], a)) throw replay_diverged();
+  }
+  if (!c.execution.surely_enabled(a) &&  // (c.enabled is in agent-id order)
+      !std::binary_search(c.enabled.begin(), c.enabled.end(), a))
+    throw replay_diverged();
+  return a;
+}
+
+AgentId PopDpor::choose(const Choice& c) {
   const std::size_t p = depth_++;
   const auto& trace = c.execution.trace();
   agents_.sync(c.execution);
   objects_.sync(c.execution, agents_);
-  const bool copied = p < copied_;  // its pick's record came from the frame below
-  if (!copied) {
-    // Only a blocking operation's race asks whether its agent was enabled
-    // (RaceFinder::reversible): where none is pending, a flag says "all".
-    const auto at = static_cast<std::uint32_t>(enabled_.size());
-    if (c.execution.blocks_none()) {
-      enabled_at_.push_back(at | FinishedTrace::kAllEnabled);
-    } else {
-      enabled_at_.push_back(at);
-      for (AgentId x : c.enabled) enabled_.push_back(agents_.canon(x));
-    }
+  // Only a blocking operation's race asks whether its agent was enabled
+  // (RaceFinder::reversible): where none is pending, a flag says "all".
+  const auto at = static_cast<std::uint32_t>(enabled_.size());
+  if (c.execution.blocks_none()) {
+    enabled_at_.push_back(at | FinishedTrace::kAllEnabled);
+  } else {
+    enabled_at_.push_back(at);
+    for (AgentId x : c.enabled) enabled_.push_back(agents_.canon(x));
   }
   if (p > 0) finalize(p - 1, trace);
   // Plans name agents by canonical id; `a` becomes the running agent's id.
@@ -189,11 +212,7 @@ AgentId PopDpor::next(const Choice& c) {
   AgentId a{};
   Slot* s = nullptr;
   if (p < branch_) {  // the prefix shared with the frame the schedule came from
-    if (!enabled(plan_[p], a))
-      throw ModelError(
-          "the model is not deterministic: a step that could run in an earlier execution is "
-          "blocked now (does it read a clock, a random source or global state?)");
-    if (copied) return a;
+    if (!enabled(plan_[p], a)) throw replay_diverged();
   } else {
     s = p < top().own_from ? &slot(p) : &fresh_slot(p, trace);
     bool chosen = false;

@@ -92,7 +92,10 @@ class PopDpor {
   /// Prepares the next execution; false when every trace has been explored.
   bool begin();
   /// The agent to run at the step described by `c`.
-  AgentId next(const Choice& c);
+  AgentId next(const Choice& c) {
+    if (depth_ < copied_) return replay(c);  // inline: most steps replay the frame below's
+    return choose(c);
+  }
   /// Records the finished execution and picks the next schedule to explore.
   void end(const Execution& ex);
   const PopStats& stats() const noexcept { return stats_; }
@@ -160,6 +163,11 @@ class PopDpor {
   Slot& fresh_slot(std::size_t p, const std::vector<Event>& trace);
   /// True when one of start_at's sleeping events still sleeps in `s`.
   bool root_asleep(const Slot& s) const;
+  /// next() at a position replayed from the frame below, whose records
+  /// were copied from there (copy_replayed_picks): only the agent to find.
+  AgentId replay(const Choice& c);
+  /// next() at any other position: records the pick and chooses the agent.
+  AgentId choose(const Choice& c);
   /// An enabled agent whose step completes no sleep sequence at p.
   AgentId free_choice(std::size_t p, const Choice& c, const Slot& s);
   /// Refines the branch recorded for position p to the footprint it ran with.
