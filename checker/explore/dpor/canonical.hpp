@@ -39,6 +39,9 @@ class CanonicalAgents {
   }
   /// The canonical id of agent `a` of the running execution.
   AgentId canon(AgentId a) const { return AgentId{to_canon_[index(a)]}; }
+  /// One more than the largest canonical id bound so far (in any
+  /// execution): a clock row this wide holds every agent.
+  std::size_t width() const noexcept { return from_canon_.size(); }
   /// The operation agent `a` has pending at the pick `c`, agents named by
   /// canonical id.
   EventInfo pending_event(const Choice& c, AgentId a) const {

@@ -37,15 +37,15 @@ bool PopDpor::begin() {
 
 void PopDpor::copy_replayed_picks() {
   copied_ = 0;
+  declared_from_ = 0;
   if (top_ < 2) return;  // the root: nothing ran before it
   // The frame below ran plan_[0, branch_) as this execution replays it
   // (deterministic models): the same pending operations, the same enabled sets.
   const FinishedTrace& below = frames_[top_ - 2].trace;
   const std::size_t k = std::min(branch_, below.real);
   const auto end = static_cast<std::ptrdiff_t>(k);
-  declared_.assign(below.declared.begin(), below.declared.begin() + end);
-  conditional_.resize(k);
-  for (std::size_t i = 0; i < k; ++i) conditional_[i] = below.events[i].conditional ? 1 : 0;
+  declared_from_ = k;  // races reverse later events only: these are never asked for
+  conditional_.assign(k, 0);  // (info_at reads only the positions past them)
   enabled_at_.assign(below.enabled_at.begin(), below.enabled_at.begin() + end);
   enabled_.assign(below.enabled.begin(), below.enabled.begin() + below.enabled_from(k));
   copied_ = k;
@@ -244,7 +244,7 @@ AgentId PopDpor::choose(const Choice& c) {
   // starts a branch of one event (a schedule's branch was added with it).
   if (s != nullptr && (p != branch_ || !following_ || p >= plan_.size())) {
     s->started.emplace_back().push_back(std::move(pe));  // inline: no allocation
-    account(owner(p), seq_bytes(s->started.back()));
+    account(p < top().own_from ? owner(p) : top_ - 1, seq_bytes(s->started.back()));
     s->cur = static_cast<std::uint32_t>(s->started.size() - 1);
   }
   return a;
@@ -315,9 +315,12 @@ void PopDpor::record_frame(const Execution& ex) {
   const auto& trace = ex.trace();
   const std::size_t n = trace.size();
   FinishedTrace& t = top().trace;
+  // The events overwrite those the frame's storage held (assignments, not
+  // destroying and building each one again); the rest starts empty.
+  std::vector<EventInfo> events = std::move(t.events);
   t.clear();
   t.real = n;
-  t.serial = ++serials_;
+  events.resize(n);
   // The prefix shared with the frame below ran the same events (whose
   // clocks compute_clocks reuses): copied from there, not rebuilt.
   const FinishedTrace* below = top_ > 1 ? &frames_[top_ - 2].trace : nullptr;
@@ -325,17 +328,19 @@ void PopDpor::record_frame(const Execution& ex) {
   if (below != nullptr) {
     k = std::min({branch_, below->real, n});
     const auto end = static_cast<std::ptrdiff_t>(k);
-    t.events.assign(below->events.begin(), below->events.begin() + end);
+    std::copy(below->events.begin(), below->events.begin() + end, events.begin());
     t.created_by.assign(below->created_by.begin(), below->created_by.begin() + end);
   }
   for (; k < n; ++k) {
-    t.events.push_back(info_at(trace, k));
+    events[k] = info_at(trace, k);
     t.created_by.push_back(trace[k].created_by);
   }
+  t.events = std::move(events);
   // The picks' records move into the frame (begin() clears what comes back).
   running_bytes_ = running_bytes();
   enabled_at_.push_back(static_cast<std::uint32_t>(enabled_.size()));
   t.declared.swap(declared_);
+  t.declared_from = declared_from_;
   t.enabled.swap(enabled_);
   t.enabled_at.swap(enabled_at_);
   const bool blocked = blocked_at_ != SIZE_MAX;
@@ -345,14 +350,14 @@ void PopDpor::record_frame(const Execution& ex) {
   // a reversal to run at all (without, split runs lost traces).
   const bool pending = !blocked || blocked_at_ >= n;
   if (pending) collect_pending(ex, t);
-  finder_.compute_clocks(t, below, top_ > 1 ? branch_ : 0);
-  mark_schedule(top());
   auto& races = top().races;
   races.clear();
   // Parsimony (i): a race whose later event ran before the end of the
   // schedule is one of an earlier execution, which reverses it.
   const std::size_t fresh = followed_to_ > branch_ ? followed_to_ - 1 : branch_;
-  finder_.find_races(t, fresh, std::min(n, blocked_at_), pending, races);
+  finder_.analyse(t, below, top_ > 1 ? branch_ : 0, agents_.width(), fresh,
+                  std::min(n, blocked_at_), pending, races);
+  mark_schedule(top());
   if (top_ == 1) watch_prefix(top());
   keep_parsimonious(top());
   stats_.races += races.size();
@@ -437,7 +442,7 @@ bool PopDpor::schedule(Frame& f, const Race& r) {
   v_.clear();
   for (std::size_t k : at_) v_.push_back(&t.events[k]);
   moved_ = t.events[r.j];
-  if (r.j < t.real) moved_.footprint = t.declared[r.j];
+  if (r.j < t.real) moved_.footprint = t.declared_at(r.j);
   v_.push_back(&moved_);
   // Redundant when it completes a sleep sequence at i: the explored branch
   // of that sequence has it as a happens-before prefix (CAV'24, Sec. 6).
@@ -479,8 +484,7 @@ bool PopDpor::advance() {
       child.own.clear();
       child.races.clear();
       child.bytes = 0;
-      child.trace.clear();
-      child.flags.clear();
+      child.flags.clear();  // (record_frame overwrites the trace it held)
       return true;
     }
     state_bytes_ -= f.bytes;

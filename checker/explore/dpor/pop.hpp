@@ -188,8 +188,8 @@ class PopDpor {
   void watch_prefix(const Frame& f);
   /// Appends the operations still pending at the end (deadlock, limits).
   void collect_pending(const Execution& ex, FinishedTrace& t);
-  /// Fills the running execution's picks for the prefix it replays from
-  /// the frame below, which ran it (begin()).
+  /// Fills the running execution's enabled sets for the prefix it replays
+  /// from the frame below, which ran it (begin()).
   void copy_replayed_picks();
   /// Bytes of the running execution's plan and pick records.
   std::size_t running_bytes() const;
@@ -230,14 +230,17 @@ class PopDpor {
   bool started_ = false, done_ = false;
   bool abandoned_ = false;             // the running execution was given up
   // What the running execution's picks saw, for its frame.
-  std::vector<Footprint> declared_;
+  std::vector<Footprint> declared_;  // positions [declared_from_, depth_)
+  std::size_t declared_from_ = 0;
   std::vector<std::uint8_t> conditional_;
   std::vector<AgentId> enabled_;
   std::vector<std::uint32_t> enabled_at_;
-  std::size_t copied_ = 0;  // positions [0, copied_) of those four came from the frame below
+  // Positions [0, copied_) replay the frame below: their enabled sets came
+  // from there, and no race asks for their declarations or flags (declared_
+  // starts after them, conditional_ holds zeros there).
+  std::size_t copied_ = 0;
   std::size_t running_bytes_ = 0;  // their bytes and plan_'s when record_frame took them
   RaceFinder finder_;
-  std::uint64_t serials_ = 0;  // FinishedTrace::serial of the last frame recorded (never reset)
   CanonicalAgents agents_;  // events and plans name agents by canonical id
   CanonicalObjects objects_;  // ... and footprints objects
   std::vector<const EventInfo*> v_;  // the schedule being checked

@@ -24,6 +24,7 @@ void PopDpor::reset() {
   blocked_at_ = SIZE_MAX;
   started_ = done_ = abandoned_ = false;
   stats_ = {};
+  finder_.forget();
 }
 
 void PopDpor::start_at(std::vector<AgentId> prefix, std::vector<EventInfo> sleep,

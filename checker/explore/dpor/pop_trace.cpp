@@ -7,11 +7,11 @@ namespace heddle::dpor {
 void FinishedTrace::clear() {
   events.clear();
   declared.clear();
+  declared_from = 0;
   created_by.clear();
   enabled.clear();
   enabled_at.clear();
   real = 0;
-  serial = 0;
   clocks.clear();
   stride = 0;
   prev_pos.clear();
@@ -132,18 +132,16 @@ bool completed_by(const Seq& seq, const std::vector<const EventInfo*>& v) {
   return false;
 }
 
-void RaceFinder::index_objects(const FinishedTrace& t, const FinishedTrace* parent,
-                               std::size_t same) {
-  std::size_t from = 0;
-  if (parent != nullptr && parent->serial != 0 && parent->serial == indexed_ &&
-      same <= parent->real && same <= t.real) {
-    objects_.truncate(same);  // parent's index, positions [0, same) (t's too)
-    from = same;
-  } else {
-    objects_.clear();
+void RaceFinder::index_objects(const FinishedTrace& t) {
+  std::size_t same = 0;
+  const std::size_t most = std::min(indexed_.size(), t.real);
+  while (same < most && indexed_[same] == t.events[same].agent) ++same;
+  objects_.truncate(same);
+  indexed_.resize(same);
+  for (std::size_t k = same; k < t.real; ++k) {
+    objects_.add(k, t.events[k].footprint);
+    indexed_.push_back(t.events[k].agent);
   }
-  for (std::size_t k = from; k < t.real; ++k) objects_.add(k, t.events[k].footprint);
-  indexed_ = t.serial;
 }
 
 void RaceFinder::candidates(const FinishedTrace& t, const Footprint& fp, std::size_t limit,
@@ -154,43 +152,69 @@ void RaceFinder::candidates(const FinishedTrace& t, const Footprint& fp, std::si
   });
 }
 
-void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, std::size_t same) {
+void RaceFinder::compute_clocks(FinishedTrace& t, const FinishedTrace* parent, std::size_t same,
+                                std::size_t width) {
+  std::vector<Race> none;
+  analyse(t, parent, same, width, 0, 0, false, none);
+}
+
+void RaceFinder::analyse(FinishedTrace& t, const FinishedTrace* parent, std::size_t same,
+                         std::size_t width, std::size_t from, std::size_t to, bool pending,
+                         std::vector<Race>& out) {
   const std::size_t n = t.events.size();
-  std::size_t agents = 0;
-  for (const auto& e : t.events) agents = std::max<std::size_t>(agents, index(e.agent) + 1);
+  std::size_t agents = width;
+  if (agents == 0)
+    for (const auto& e : t.events) agents = std::max<std::size_t>(agents, index(e.agent) + 1);
   t.stride = agents;
-  t.prev_pos.assign(n, -1);
-  index_objects(t, parent, same);
+  t.prev_pos.resize(n);
+  index_objects(t);
   // A prefix shared with the parent has the parent's clocks (they depend
   // on earlier events only); copy them when the rows have the same width,
   // and clear only the rows after (each entry is written once).
-  std::size_t from = 0;
+  std::size_t copied = 0;
   if (parent != nullptr && parent->stride == agents && same <= parent->real && same <= t.real)
-    from = same;
+    copied = same;
   t.clocks.clear();
-  if (from > 0)
+  if (copied > 0)
     t.clocks.assign(parent->clocks.begin(),
-                    parent->clocks.begin() + static_cast<std::ptrdiff_t>(from * agents));
+                    parent->clocks.begin() + static_cast<std::ptrdiff_t>(copied * agents));
   t.clocks.resize(n * agents, 0u);
   std::vector<std::int32_t>& last = last_;
   last.assign(agents, -1);
-  for (std::size_t k = 0; k < n; ++k) {
+  for (std::size_t k = 0; k < copied; ++k) {  // (the caller's race window starts past `same`)
+    const std::size_t a = index(t.events[k].agent);
+    t.prev_pos[k] = last[a];
+    last[a] = static_cast<std::int32_t>(k);
+    if ((k >= from && k < to) || (pending && k >= t.real)) races_of(t, k, out);
+  }
+  for (std::size_t k = copied; k < n; ++k) {
     const EventInfo& e = t.events[k];
     t.prev_pos[k] = last[index(e.agent)];
     last[index(e.agent)] = static_cast<std::int32_t>(k);
-    if (k < from) continue;
-    std::uint32_t* row = &t.clocks[k * agents];
-    auto join = [&](std::size_t other) {
-      const std::uint32_t* o = &t.clocks[other * agents];
-      for (std::size_t a = 0; a < agents; ++a) row[a] = std::max(row[a], o[a]);
-    };
-    if (t.prev_pos[k] >= 0) join(static_cast<std::size_t>(t.prev_pos[k]));
-    if (e.agent_event == 0 && t.created_by[k] >= 0) join(static_cast<std::size_t>(t.created_by[k]));
-    candidates(t, e.footprint, std::min(k, t.real), true);
-    for (std::uint32_t i : cand_)
-      if (conflict(t.events[i], e)) join(i);
-    row[index(e.agent)] = e.agent_event + 1;
+    const std::size_t limit = std::min(k, t.real);
+    candidates(t, e.footprint, limit, true);
+    fill_row(t, k);
+    if ((k < from || k >= to) && (!pending || k < t.real)) continue;
+    // An operation that may block races with every earlier event on its
+    // objects (races_of); the others with the ones the clock looked at.
+    if (e.conditional) candidates(t, e.footprint, limit, false);
+    race_candidates(t, k, out);
   }
+}
+
+void RaceFinder::fill_row(FinishedTrace& t, std::size_t k) {
+  const std::size_t agents = t.stride;
+  const EventInfo& e = t.events[k];
+  std::uint32_t* row = &t.clocks[k * agents];
+  auto join = [&](std::size_t other) {
+    const std::uint32_t* o = &t.clocks[other * agents];
+    for (std::size_t a = 0; a < agents; ++a) row[a] = std::max(row[a], o[a]);
+  };
+  if (t.prev_pos[k] >= 0) join(static_cast<std::size_t>(t.prev_pos[k]));
+  if (e.agent_event == 0 && t.created_by[k] >= 0) join(static_cast<std::size_t>(t.created_by[k]));
+  for (std::uint32_t i : cand_)
+    if (conflict(t.events[i], e)) join(i);
+  row[index(e.agent)] = e.agent_event + 1;
 }
 
 void RaceFinder::find_races(const FinishedTrace& t, std::size_t from, std::size_t to,
@@ -202,12 +226,16 @@ void RaceFinder::find_races(const FinishedTrace& t, std::size_t from, std::size_
 }
 
 void RaceFinder::races_of(const FinishedTrace& t, std::size_t j, std::vector<Race>& out) {
+  // An operation that may block races with earlier events than the last
+  // covering write (the other lock, not the unlock between): all of them.
+  candidates(t, t.events[j].footprint, std::min(j, t.real), !t.events[j].conditional);
+  race_candidates(t, j, out);
+}
+
+void RaceFinder::race_candidates(const FinishedTrace& t, std::size_t j, std::vector<Race>& out) {
   const EventInfo& ej = t.events[j];
   const std::int32_t pp = t.prev_pos[j];
   const std::int32_t cb = ej.agent_event == 0 ? t.created_by[j] : -1;
-  // An operation that may block races with earlier events than the last
-  // covering write (the other lock, not the unlock between): all of them.
-  candidates(t, ej.footprint, std::min(j, t.real), !ej.conditional);
   for (std::uint32_t ci : cand_) {
     const std::size_t i = ci;
     const EventInfo& ei = t.events[i];
@@ -253,7 +281,7 @@ bool RaceFinder::reversible(const FinishedTrace& t, std::size_t i, std::size_t j
     return could_release(t.events, i, std::min(j, t.real), ej,
                          [&](std::size_t k) { return t.happens_before(i, k); });
   }
-  const Footprint& fp = j < t.real ? t.declared[j] : ej.footprint;
+  const Footprint& fp = j < t.real ? t.declared_at(j) : ej.footprint;
   for (const auto& a : fp)
     if (a.token < 0 && !token_available(t.events, a, i, std::min(j, t.real),
                                         [&](std::size_t k) { return t.happens_before(i, k); }))
