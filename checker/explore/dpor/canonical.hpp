@@ -46,18 +46,19 @@ class CanonicalAgents {
   /// canonical id.
   EventInfo pending_event(const Choice& c, AgentId a) const {
     const Agent& ag = *c.execution.agents()[index(a)];
-    EventInfo e;
-    e.agent = canon(a);
-    e.agent_event = ag.events;
+    const Footprint* fp = nullptr;
+    bool conditional = false;
     if (ag.kind == Agent::Kind::thread) {  // its operation without a virtual call
       const PendingOp& op = static_cast<const ThreadAgent&>(ag).op;
-      e.footprint = op.footprint;
-      e.conditional = op.enabled.conditional();
+      fp = &op.footprint;
+      conditional = op.enabled.conditional();
     } else {
-      e.footprint = ag.pending().footprint;
       const auto& as = static_cast<const AsyncAgent&>(ag);
-      e.conditional = static_cast<bool>(as.phases[as.next].enabled);
+      fp = &ag.pending().footprint;
+      conditional = static_cast<bool>(as.phases[as.next].enabled);
     }
+    // Built in place: the footprint copy-constructed, not default-filled then assigned.
+    EventInfo e{canon(a), ag.events, *fp, false, AgentId{}, 0, conditional};
     if (ag.events == 0 && ag.created_by >= 0) {
       const Event& cr = c.execution.trace()[static_cast<std::size_t>(ag.created_by)];
       e.has_creator = true;

@@ -99,11 +99,8 @@ inline bool dependent(const EventInfo& a, const EventInfo& b) noexcept {
 /// The EventInfo of trace[k]; `conditional` comes from the caller's record.
 inline EventInfo event_info(const std::vector<Event>& trace, std::size_t k, bool conditional) {
   const Event& e = trace[k];
-  EventInfo info;
-  info.agent = e.agent;
-  info.agent_event = e.agent_event;
-  info.footprint = e.footprint;
-  info.conditional = conditional;
+  // Built in place: the footprint copy-constructed, not default-filled then assigned.
+  EventInfo info{e.agent, e.agent_event, e.footprint, false, AgentId{}, 0, conditional};
   if (e.agent_event == 0 && e.created_by >= 0) {
     const Event& c = trace[static_cast<std::size_t>(e.created_by)];
     info.has_creator = true;
