@@ -438,7 +438,7 @@ bool PopDpor::schedule(Frame& f, const Race& r) {
   // the events e' needs (FinishedTrace::schedule_events), then e' as
   // declared (a moved failed CAS may succeed).
   const FinishedTrace& t = f.trace;
-  t.schedule_events(r, preds_, at_);
+  t.schedule_events(r, past_, at_);
   v_.clear();
   for (std::size_t k : at_) v_.push_back(&t.events[k]);
   moved_ = t.events[r.j];

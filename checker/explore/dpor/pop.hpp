@@ -246,7 +246,7 @@ class PopDpor {
   std::vector<const EventInfo*> v_;  // the schedule being checked
   EventInfo moved_;                  // its last event, as declared
   std::vector<std::size_t> heads_;   // schedule heads of the trace being analysed
-  std::vector<std::size_t> preds_;   // direct predecessors of the moved event
+  std::vector<std::uint32_t> past_;  // the moved event's predecessors' joined clock
   std::vector<std::size_t> at_;      // positions of the schedule's events
   PopStats stats_;
 };

@@ -68,7 +68,7 @@ void PopDpor::note_prefix_race(const Frame& f, const Race& r) {
   if (c != calls_.end() && *c == at) return;  // called for already
   // The reversal's schedule (schedule()): the events j needs after i, then j.
   const FinishedTrace& t = f.trace;
-  t.schedule_events(r, preds_, at_);
+  t.schedule_events(r, past_, at_);
   v_.clear();
   for (std::size_t k : at_) v_.push_back(&t.events[k]);
   v_.push_back(&t.events[r.j]);

@@ -33,7 +33,7 @@ std::size_t FinishedTrace::bytes() const {
   return b + prev_pos.size() * sizeof(std::int32_t);
 }
 
-void FinishedTrace::schedule_events(const Race& r, std::vector<std::size_t>& preds,
+void FinishedTrace::schedule_events(const Race& r, std::vector<std::uint32_t>& past,
                                     std::vector<std::size_t>& out) const {
   // JACM 2017 runs all of notdep(e, E) before e'. A parsimonious schedule
   // runs only what e' needs: the causal past of its direct predecessors
@@ -45,19 +45,22 @@ void FinishedTrace::schedule_events(const Race& r, std::vector<std::size_t>& pre
   // the moved lock's clock the same way).
   const std::size_t end = std::min<std::size_t>(r.j, real);
   const auto i = static_cast<std::int32_t>(r.i);
-  preds.clear();
-  if (prev_pos[r.j] > i) preds.push_back(static_cast<std::size_t>(prev_pos[r.j]));
+  // `past` joins the predecessors' clocks: k is in their causal past when
+  // it counts k's event (one pass, whatever the number of predecessors).
+  past.assign(stride, 0u);
+  auto join = [&](std::size_t d) {
+    const std::uint32_t* row = &clocks[d * stride];
+    for (std::size_t a = 0; a < stride; ++a) past[a] = std::max(past[a], row[a]);
+  };
+  if (prev_pos[r.j] > i) join(static_cast<std::size_t>(prev_pos[r.j]));
   if (events[r.j].agent_event == 0 && created_by[r.j] > i)
-    preds.push_back(static_cast<std::size_t>(created_by[r.j]));
+    join(static_cast<std::size_t>(created_by[r.j]));
   for (std::size_t k = r.i + 1; k < end; ++k)
-    if (!happens_before(r.i, k) && conflicts(events[k].footprint, events[r.j].footprint))
-      preds.push_back(k);
+    if (!happens_before(r.i, k) && conflicts(events[k].footprint, events[r.j].footprint)) join(k);
   out.clear();
   for (std::size_t k = r.i + 1; k < end; ++k) {
-    if (happens_before(r.i, k)) continue;
-    if (std::any_of(preds.begin(), preds.end(),
-                    [&](std::size_t d) { return d >= k && happens_before(k, d); }))
-      out.push_back(k);
+    const EventInfo& e = events[k];
+    if (!happens_before(r.i, k) && past[index(e.agent)] > e.agent_event) out.push_back(k);
   }
 }
 

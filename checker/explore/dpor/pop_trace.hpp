@@ -65,8 +65,8 @@ struct FinishedTrace {
   /// Bytes held (sizes, not capacities; for the memory statistics).
   std::size_t bytes() const;
   /// The positions of the events race r's schedule runs before j (CAV'24,
-  /// Sec. 4): those after i that j needs. `preds` is scratch storage.
-  void schedule_events(const Race& r, std::vector<std::size_t>& preds,
+  /// Sec. 4): those after i that j needs. `past` is scratch storage.
+  void schedule_events(const Race& r, std::vector<std::uint32_t>& past,
                        std::vector<std::size_t>& out) const;
 };
 
