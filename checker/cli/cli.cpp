@@ -249,7 +249,10 @@ int run_kernel(RunConfig config, RunArgs args) {
       return run_progress_text(now, config);
     });
   };
-  RunResult result = explore(kernel, params, config, observe);
+  // Without a progress line, no observer: a split run's workers would
+  // take a lock at every execution only to count it.
+  const bool shown = progress.mode() != ProgressMode::off;
+  RunResult result = explore(kernel, params, config, shown ? ExecutionObserver(observe) : nullptr);
   progress.finish();
   return finish(kernel, params, config, result, args, true);
 }

@@ -34,7 +34,9 @@ struct Shared {
   ExecutionLimits limits;
   Clock::time_point start;
   ExecutionObserver observer;
-  // A cache line each: every execution adds to `executions` and reads `cut`.
+  // A cache line each: every execution reads `cut`, and under
+  // --max-executions adds to `executions` (without, nothing counts there:
+  // a line both workers write at every execution costs each a miss).
   alignas(64) std::atomic<std::size_t> next{0};
   alignas(64) std::atomic<std::size_t> cut{SIZE_MAX};  // first entry of mine with a bug, once stopping
   alignas(64) std::atomic<std::uint64_t> executions{0};
@@ -86,7 +88,7 @@ bool range_finished(Shared& sh, std::size_t pos) {
 // Explores entry `pos` of mine (a guarded one only when called for).
 void work_item(Shared& sh, std::size_t pos, StackPool& pool, std::unique_ptr<Strategy>& strategy) {
   LoopState& st = sh.states[pos];
-  st.executions = &sh.executions;
+  if (sh.config.max_executions) st.executions = &sh.executions;
   if (sh.split.items[sh.mine[pos]].guard && !called_for(sh, pos)) {
     st.result.exhaustive = true;  // no race calls for it: it owns no trace
     sh.skipped[pos] = 1;
