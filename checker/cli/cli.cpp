@@ -240,17 +240,21 @@ int run_kernel(RunConfig config, RunArgs args) {
     for (const auto& [k, v] : params.values()) kv.push_back(k + "=" + v);
     now.run += fmt::format(" ({})", fmt::join(kv, " "));
   }
+  // A split run's workers call it at once (observer_thread_safe): they
+  // count on slots of their own, and one of them draws when a line is due.
+  ThreadCount executions;
+  config.observer_thread_safe = true;
   auto observe = [&](const Execution& ex, Ending) {
-    ++now.executions;
+    executions.add();
     progress.update([&] {
+      now.executions = executions.total();
       now.depth = static_cast<std::uint32_t>(ex.trace().size());
       now.elapsed = progress.elapsed();
       now.estimated = estimate.total();
       return run_progress_text(now, config);
     });
   };
-  // Without a progress line, no observer: a split run's workers would
-  // take a lock at every execution only to count it.
+  // Without a progress line, no observer at all.
   const bool shown = progress.mode() != ProgressMode::off;
   RunResult result = explore(kernel, params, config, shown ? ExecutionObserver(observe) : nullptr);
   progress.finish();

@@ -247,11 +247,14 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   const std::uint32_t jobs = std::max<std::uint32_t>(1, config.jobs);
   std::mutex observer_mu;
   ExecutionObserver locked;
-  if (observer)
+  if (observer && config.observer_thread_safe) {
+    locked = observer;
+  } else if (observer) {
     locked = [&](const Execution& ex, Ending e) {
       std::lock_guard lock(observer_mu);
       observer(ex, e);
     };
+  }
   // With a second core, the plain exploration runs beside the split; with
   // one job, in step with it, a little ahead (the same decision,
   // checker/explore/trial.hpp). Once it has ended, the split gives up as

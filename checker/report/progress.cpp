@@ -24,7 +24,9 @@ ProgressLine::ProgressLine(ProgressMode mode, double plain_interval, std::FILE* 
   // The first drawing waits a little on a terminal (short runs stay quiet)
   // and a whole interval in a log.
   auto first = mode == ProgressMode::terminal ? 0.3 : plain_interval;
-  next_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(first));
+  next_ = (start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(first)))
+              .time_since_epoch()
+              .count();
 }
 
 ProgressLine::~ProgressLine() { finish(); }
@@ -35,9 +37,14 @@ double ProgressLine::elapsed() const {
 
 void ProgressLine::update(const std::function<std::string()>& text) {
   if (mode_ == ProgressMode::off) return;
-  auto now = Clock::now();
-  if (now < next_) return;
-  next_ = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_));
+  const Clock::rep now = Clock::now().time_since_epoch().count();
+  Clock::rep due = next_.load(std::memory_order_relaxed);
+  if (now < due) return;
+  const Clock::rep later =
+      now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_))
+                .count();
+  if (!next_.compare_exchange_strong(due, later)) return;  // another thread draws this one
+  std::lock_guard lock(draw_mu_);
   if (mode_ == ProgressMode::terminal) {
     // Carriage return and "erase to end of line" redraw the line in place.
     fmt::print(out_, "\r\x1b[K{}", text());
@@ -49,11 +56,24 @@ void ProgressLine::update(const std::function<std::string()>& text) {
 }
 
 void ProgressLine::finish() {
+  std::lock_guard lock(draw_mu_);
   if (mode_ == ProgressMode::terminal && drawn_) {
     fmt::print(out_, "\r\x1b[K");
     std::fflush(out_);
   }
   drawn_ = false;
+}
+
+std::uint64_t ThreadCount::total() const noexcept {
+  std::uint64_t sum = 0;
+  for (const Slot& s : slots_) sum += s.n.load(std::memory_order_relaxed);
+  return sum;
+}
+
+std::size_t ThreadCount::slot() noexcept {
+  static std::atomic<std::size_t> threads{0};
+  thread_local const std::size_t mine = threads.fetch_add(1) % kSlots;
+  return mine;
 }
 
 namespace {

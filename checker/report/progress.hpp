@@ -1,10 +1,13 @@
 // Live progress of long runs on stderr: redrawn in place on a terminal, a
 // plain line every few seconds elsewhere (CI logs), nothing with --quiet.
 #pragma once
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -29,6 +32,7 @@ class ProgressLine {
   ProgressLine& operator=(const ProgressLine&) = delete;
 
   /// Draws `text()` when a redraw is due; `text` is not called otherwise.
+  /// Threads may call it at once: one of them draws, the others return.
   void update(const std::function<std::string()>& text);
   /// Erases the terminal line (before the final report is printed).
   void finish();
@@ -42,8 +46,27 @@ class ProgressLine {
   double interval_;  // seconds between two drawings
   std::FILE* out_;
   Clock::time_point start_;
-  Clock::time_point next_;  // the next drawing is due then
-  bool drawn_ = false;      // a terminal line is on screen
+  std::atomic<Clock::rep> next_;  // the next drawing is due then (ticks since the clock's epoch)
+  std::mutex draw_mu_;            // one drawing at a time, and finish() after it
+  bool drawn_ = false;            // a terminal line is on screen
+};
+
+/// A count that several threads add to without sharing a cache line: each
+/// thread adds to a slot of its own (a split run's workers count their
+/// executions at once; one shared counter made them wait for each other).
+class ThreadCount {
+ public:
+  void add() noexcept { slots_[slot()].n.fetch_add(1, std::memory_order_relaxed); }
+  std::uint64_t total() const noexcept;
+
+ private:
+  /// This thread's slot (threads take them in turn; more threads than slots share).
+  static std::size_t slot() noexcept;
+  struct alignas(64) Slot {
+    std::atomic<std::uint64_t> n{0};
+  };
+  static constexpr std::size_t kSlots = 16;
+  std::array<Slot, kSlots> slots_;
 };
 
 /// Estimates the number of executions of a dfs exploration while it runs,

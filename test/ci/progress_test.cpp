@@ -2,6 +2,10 @@
 // nothing with --quiet or in short piped runs.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+#include <thread>
+#include <vector>
+
 #include "checker/registry.hpp"
 #include "checker/report/progress.hpp"
 #include "test/ci/ci_support.hpp"
@@ -120,4 +124,41 @@ TEST_CASE("progress is not drawn when piped; logs get plain lines", "[ci][slow]"
   CHECK(log.err.find('\r') == std::string::npos);
   CHECK(log.err.find('\x1b') == std::string::npos);
   CHECK(log.out.find("executions, ") == std::string::npos);  // progress stays off stdout
+}
+
+TEST_CASE("a count kept by several threads at once loses nothing", "[ci]") {
+  ThreadCount count;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 20; ++t)  // more threads than slots: some share one
+    threads.emplace_back([&count] {
+      for (int k = 0; k < 20000; ++k) count.add();
+    });
+  for (auto& t : threads) t.join();
+  CHECK(count.total() == 400000);
+}
+
+TEST_CASE("a split run's workers report progress together: one line when due, counts rising",
+          "[ci][slow]") {
+  auto log = run_binary(kSlow, "--jobs 2 --progress-interval 0.15");
+  INFO(log.err);
+  REQUIRE(log.code == 0);
+  std::vector<std::uint64_t> counts;
+  std::vector<std::string> times;
+  std::istringstream lines(log.err);
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find(" executions, ");
+    if (line.rfind("heddle: ci/slow: ", 0) != 0 || at == std::string::npos) continue;
+    counts.push_back(std::stoull(line.substr(17, at - 17)));
+    const auto e = line.find(" s elapsed");
+    times.push_back(line.substr(line.rfind(", ", e) + 2, e - line.rfind(", ", e) - 2));
+  }
+  REQUIRE(counts.size() >= 2);
+  CHECK(counts.front() > 0);
+  for (std::size_t k = 1; k < counts.size(); ++k) {
+    CHECK(counts[k] > counts[k - 1]);
+    CHECK(times[k] != times[k - 1]);  // two workers never draw the same due line
+  }
+  const auto total = log.out.find("executions: ");
+  REQUIRE(total != std::string::npos);
+  CHECK(counts.back() <= std::stoull(log.out.substr(total + 12)));
 }
