@@ -124,7 +124,7 @@ class Probe final : public Strategy {
     if (before_ == nullptr) return;  // the sleep set was given
     node_.item.sleep = carried(*before_, node_.last);
     asleep_ = node_.item.sleep;
-    ++asleep_version_;
+    asleep_set_ = ++asleep_version_;
     node_.witnessed = asleep_.empty();
   }
 
@@ -194,12 +194,15 @@ class Probe final : public Strategy {
       s.events = events;
       s.version = UINT64_MAX;
     }
-    if (s.version != asleep_version_) {
+    // Once set, asleep_ only loses events (run_past): a flag found false
+    // stays false, and only true ones are asked again.
+    const bool fresh = s.version == UINT64_MAX || s.version < asleep_set_;
+    if (s.version != asleep_version_ && (fresh || s.asleep || s.wakes)) {
       s.asleep = sleeps(asleep_, s.x);
       s.wakes = std::any_of(asleep_.begin(), asleep_.end(),
                             [&](const EventInfo& b) { return dpor::conflict(s.x, b); });
-      s.version = asleep_version_;
     }
+    s.version = asleep_version_;
     return s;
   }
 
@@ -212,7 +215,8 @@ class Probe final : public Strategy {
   bool have_last_ = false;
   std::int64_t last_ = -1;  // the agent the sample ran last
   std::vector<EventInfo> asleep_;  // the item's sleeping events the sample has not woken
-  std::uint64_t asleep_version_ = 0;  // bumped when asleep_ loses an event
+  std::uint64_t asleep_version_ = 0;  // bumped when asleep_ loses an event or is set
+  std::uint64_t asleep_set_ = 0;      // asleep_version_ when asleep_ was last set (not shrunk)
   std::vector<Seen> seen_;            // per agent index of this execution
 };
 
