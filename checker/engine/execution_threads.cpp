@@ -110,9 +110,7 @@ Fiber* Execution::hand_off([[maybe_unused]] ThreadAgent& t, [[maybe_unused]] Age
   // run()'s step of another thread (record_event, begin_fast_step), to be
   // switched to from `t`'s fiber (Fiber::hand_to takes over enter()'s state).
   // Under pick_here's scan shortcut, the enabled agents are the kReady ones.
-  if (pick == kAbandon || fast_ != &t || index(pick) >= ready_.size() ||
-      ready_[index(pick)] != kReady)
-    return nullptr;
+  if (pick == kAbandon || fast_ != &t || !surely_enabled(pick)) return nullptr;
   Agent& a = *agents_[index(pick)];
   if (a.kind != Agent::Kind::thread) return nullptr;
   auto& next = static_cast<ThreadAgent&>(a);

@@ -3,6 +3,14 @@
 #include <algorithm>
 
 namespace heddle::dpor {
+namespace {
+
+// Pointwise maximum of clock row `from` into `into` (`width` entries).
+void join_row(std::uint32_t* into, const std::uint32_t* from, std::size_t width) noexcept {
+  for (std::size_t a = 0; a < width; ++a) into[a] = std::max(into[a], from[a]);
+}
+
+}  // namespace
 
 void FinishedTrace::clear() {
   events.clear();
@@ -48,10 +56,7 @@ void FinishedTrace::schedule_events(const Race& r, std::vector<std::uint32_t>& p
   // `past` joins the predecessors' clocks: k is in their causal past when
   // it counts k's event (one pass, whatever the number of predecessors).
   past.assign(stride, 0u);
-  auto join = [&](std::size_t d) {
-    const std::uint32_t* row = &clocks[d * stride];
-    for (std::size_t a = 0; a < stride; ++a) past[a] = std::max(past[a], row[a]);
-  };
+  auto join = [&](std::size_t d) { join_row(past.data(), &clocks[d * stride], stride); };
   if (prev_pos[r.j] > i) join(static_cast<std::size_t>(prev_pos[r.j]));
   if (events[r.j].agent_event == 0 && created_by[r.j] > i)
     join(static_cast<std::size_t>(created_by[r.j]));
@@ -184,11 +189,13 @@ void RaceFinder::analyse(FinishedTrace& t, const FinishedTrace* parent, std::siz
   t.clocks.resize(n * agents, 0u);
   std::vector<std::int32_t>& last = last_;
   last.assign(agents, -1);
+  // Positions whose races are asked for: [from, to), and the pending ones.
+  auto racing = [&](std::size_t k) { return (k >= from && k < to) || (pending && k >= t.real); };
   for (std::size_t k = 0; k < copied; ++k) {  // (the caller's race window starts past `same`)
     const std::size_t a = index(t.events[k].agent);
     t.prev_pos[k] = last[a];
     last[a] = static_cast<std::int32_t>(k);
-    if ((k >= from && k < to) || (pending && k >= t.real)) races_of(t, k, out);
+    if (racing(k)) races_of(t, k, out);
   }
   for (std::size_t k = copied; k < n; ++k) {
     const EventInfo& e = t.events[k];
@@ -197,7 +204,7 @@ void RaceFinder::analyse(FinishedTrace& t, const FinishedTrace* parent, std::siz
     const std::size_t limit = std::min(k, t.real);
     candidates(t, e.footprint, limit, true);
     fill_row(t, k);
-    if ((k < from || k >= to) && (!pending || k < t.real)) continue;
+    if (!racing(k)) continue;
     // An operation that may block races with every earlier event on its
     // objects (races_of); the others with the ones the clock looked at.
     if (e.conditional) candidates(t, e.footprint, limit, false);
@@ -209,10 +216,7 @@ void RaceFinder::fill_row(FinishedTrace& t, std::size_t k) {
   const std::size_t agents = t.stride;
   const EventInfo& e = t.events[k];
   std::uint32_t* row = &t.clocks[k * agents];
-  auto join = [&](std::size_t other) {
-    const std::uint32_t* o = &t.clocks[other * agents];
-    for (std::size_t a = 0; a < agents; ++a) row[a] = std::max(row[a], o[a]);
-  };
+  auto join = [&](std::size_t other) { join_row(row, &t.clocks[other * agents], agents); };
   if (t.prev_pos[k] >= 0) join(static_cast<std::size_t>(t.prev_pos[k]));
   if (e.agent_event == 0 && t.created_by[k] >= 0) join(static_cast<std::size_t>(t.created_by[k]));
   for (std::uint32_t i : cand_)
