@@ -31,6 +31,8 @@ struct Node {
 
 // How far a probe's sample continuation runs past the prefix, at most.
 constexpr std::size_t kSampleSteps = 1024;
+// How far a probe's execution runs past its sample's end before it is given up.
+constexpr std::size_t kFinishSteps = 256;
 
 // True when one of `sleep` is the pending event `x` (CAV'24's completes()
 // for a sequence of one event).
@@ -81,7 +83,7 @@ class Probe final : public Strategy {
         node_.frontier.push_back(std::move(e));
       }
     }
-    if (p >= prefix_.size()) return sample_pick(c, p);
+    if (p >= prefix_.size()) return ended_ ? finish_pick(c, p) : sample_pick(c, p);
     AgentId a{};
     if (!split_.agents.find(prefix_[p], a) ||
         std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
@@ -92,14 +94,14 @@ class Probe final : public Strategy {
     return a;
   }
   std::uint32_t choose(std::uint32_t, const Execution&) override {
-    node_.chooses = true;  // reported by split_work, outside the model's fiber
+    if (!ended_) node_.chooses = true;  // reported by split_work, outside the model's fiber
     return 0;
   }
   void end_execution(const Execution& ex) override {
     sync(ex);
     if (depth_ <= prefix_.size()) node_.leaf = true;  // ended at (or before) the prefix's end
     const auto& trace = ex.trace();
-    for (std::size_t k = prefix_.size(); k < trace.size(); ++k) {
+    for (std::size_t k = prefix_.size(); k < std::min(trace.size(), sample_end_); ++k) {
       EventInfo e = dpor::event_info(trace, k, false);
       e.agent = split_.agents.canon(e.agent);
       split_.objects.canon(e.footprint);
@@ -107,6 +109,8 @@ class Probe final : public Strategy {
     }
   }
   bool exhaustive() const override { return false; }
+  /// The steps of the prefix and the sample (not those run past its end).
+  std::size_t steps(const Execution& ex) const { return std::min(ex.trace().size(), sample_end_); }
 
  private:
   // Canonical ids for new agents and objects; the prefix's last event once it ran.
@@ -134,7 +138,7 @@ class Probe final : public Strategy {
   // trace the item owns (node.witnessed). It ends after kSampleSteps, or
   // when every enabled step sleeps.
   AgentId sample_pick(const Choice& c, std::size_t p) {
-    if (p - prefix_.size() >= kSampleSteps) return kAbandon;
+    if (p - prefix_.size() >= kSampleSteps) return end_sample(c, p);
     const std::size_t n = c.enabled.size();
     std::size_t start = 0;
     while (start < n && std::int64_t{index(c.enabled[start])} <= last_) ++start;
@@ -161,7 +165,7 @@ class Probe final : public Strategy {
         have_waker = true;
       }
     }
-    if (awake == 0) return kAbandon;  // every enabled step sleeps
+    if (awake == 0) return end_sample(c, p);  // every enabled step sleeps
     const AgentId a = have_waker ? waker : first;
     node_.weight += std::log2(static_cast<double>(awake));
     if (awake > 1) ++node_.sample_choices;  // (an event still sleeps here)
@@ -172,6 +176,19 @@ class Probe final : public Strategy {
     node_.witnessed = asleep_.empty();
     last_ = index(a);
     return a;
+  }
+
+  // Ends the sample before step `p`. The execution runs on to its end
+  // unrecorded (first enabled agent first), for at most kFinishSteps: its
+  // fibers then end on their own, where giving it up would unwind each
+  // one and make the next probe build new ones.
+  AgentId end_sample(const Choice& c, std::size_t p) {
+    ended_ = true;
+    sample_end_ = p;
+    return finish_pick(c, p);
+  }
+  AgentId finish_pick(const Choice& c, std::size_t p) const {
+    return p - sample_end_ < kFinishSteps ? c.enabled.front() : kAbandon;
   }
 
   // An agent as the sample sees it: its pending event (canonical ids), built
@@ -214,6 +231,8 @@ class Probe final : public Strategy {
   bool conditional_ = false;
   bool have_last_ = false;
   std::int64_t last_ = -1;  // the agent the sample ran last
+  bool ended_ = false;      // the sample has ended: the execution runs to its end
+  std::size_t sample_end_ = SIZE_MAX;  // the trace position where it ended
   std::vector<EventInfo> asleep_;  // the item's sleeping events the sample has not woken
   std::uint64_t asleep_version_ = 0;  // bumped when asleep_ loses an event or is set
   std::uint64_t asleep_set_ = 0;      // asleep_version_ when asleep_ was last set (not shrunk)
@@ -234,7 +253,7 @@ void probe(const Kernel& kernel, const Params& params, const ExecutionLimits& li
   run_execution(kernel, params, p, ex);
   p.end_execution(ex);
   ++split.probes;
-  split.steps += ex.trace().size();
+  split.steps += p.steps(ex);
   if (node.chooses)
     throw UsageError(fmt::format(
         "--jobs and --shard do not support data choices (heddle::choose, called by {}) yet: "
