@@ -18,7 +18,7 @@
 // sibling independent of them, whatever the order. So each child's probe
 // samples a continuation that never runs a sleeping event and runs a waking
 // step first; a child whose sample leaves one asleep after a choice is left
-// out (expand()), and a last child, the node's rest, holds its traces: the
+// out (expand_node()), and a last child, the node's rest, holds its traces: the
 // node's traces that no kept child's event can start. A rest whose sample
 // wakes nothing is guarded (dpor::Guard): it is explored only when an item
 // of its node's subtree meets a race of the node's event whose reversal no
@@ -29,69 +29,72 @@
 //
 // The heaviest node (the sample that branched most) is expanded first, so
 // that items come out of similar sizes, and shards are dealt items by that
-// weight (shard_items). The split depends only on the model: the same
-// items, in the same order, for every N and every shard, so counts,
-// verdicts and the reported bug (the one of the first item that has one)
-// do not depend on N. A kernel whose plain exploration takes less work
-// than the split's probes is not split (checker/explore/trial.hpp).
+// weight (shard_items). The expansion depends only on the model, and
+// stopping it at a smaller target gives a coarser split of the same tree:
+// each of its items is the union of the full split's items below it (the
+// full split's `group`s). Three targets matter:
+// - kDecideTarget: a kernel whose plain exploration takes fewer steps than
+//   the probes of the first kDecideTarget items is not split
+//   (checker/explore/trial.hpp);
+// - jobs_target(N): `--jobs N` explores that many items, not more, since
+//   each item costs a little (its probes, its first execution, its replayed
+//   prefix) and N threads need only a few times N items;
+// - kSplitTarget: shards explore the full split (balance, shard_items).
+// Counts and verdicts are the same for any split of the tree. The reported
+// bug is the full split's: the first of its items that has one, and that
+// item's first bug. A coarse run that meets a bug in item K therefore
+// explores the full split's items below K in order (explore_split), so
+// the report depends neither on N nor on sharding.
 #pragma once
+#include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
-#include <string>
 #include <vector>
 
-#include "checker/explore/dpor/canonical.hpp"
-#include "checker/explore/dpor/guard.hpp"
 #include "checker/explore/run.hpp"
+#include "checker/explore/work_item.hpp"
 
 namespace heddle {
 
-/// A guarded item above a work item: its prefix's length, and what sleeps there.
-struct GuardWatch {
-  std::uint32_t at = 0;
-  std::vector<dpor::EventInfo> asleep;
-};
-
-/// One work item: the traces that start with `prefix` and that no event of
-/// `sleep` could start from there.
-struct WorkItem {
-  std::vector<AgentId> prefix;          // canonical agent ids, replayed
-  std::vector<dpor::EventInfo> sleep;   // events covered by earlier items
-  std::vector<AgentId> wakers;          // agents whose sampled steps wake one of sleep
-  std::optional<dpor::Guard> guard;     // explored only when a race calls for it
-  std::vector<GuardWatch> watches;      // the guarded items above it, which its races may call for
-  double weight = 0;                    // how much its probe's sample branched (log2; shard_items)
-};
-
-/// Says, given the steps its probes have run so far, whether the split may
-/// stop (its items are then not used).
-using SplitGiveUp = std::function<bool(std::uint64_t steps)>;
-
-/// The work items of one exploration, in the order a sequential run takes them.
-struct WorkSplit {
-  std::vector<WorkItem> items;
-  std::uint64_t probes = 0;        // partial executions the split ran
-  std::uint64_t steps = 0;         // the steps they ran
-  std::uint64_t fingerprint = 0;   // names this split: shards of one run agree on it
-  dpor::CanonicalAgents agents;    // the canonical ids the items use
-  dpor::CanonicalObjects objects;
-  SplitGiveUp give_up;             // split_work's: asked before each probe
-  bool given_up = false;           // split_work stopped early when give_up said so: no items
-};
-
-/// How finely to split: stop at `target` items or more (enough for 16
-/// shards within 1.5x of the mean, bench/RESULTS.md) ...
+/// The full split, for shards: stop at `target` items or more (enough for
+/// 16 shards within 1.5x of the mean, bench/RESULTS.md) ...
 inline constexpr std::size_t kSplitTarget = 512;
 /// ... or once the split has run this many probes per item of the target.
 inline constexpr std::uint64_t kSplitProbesPerItem = 4;
+/// The split whose probes' steps decide whether to split at all.
+inline constexpr std::size_t kDecideTarget = 64;
+/// The items `--jobs N` explores: 16 per thread, from kDecideTarget to kSplitTarget.
+constexpr std::size_t jobs_target(std::uint32_t jobs) {
+  return std::clamp<std::size_t>(std::size_t{16} * jobs, kDecideTarget, kSplitTarget);
+}
 
-/// Splits dpor's exploration of `kernel` with `params` (limits from
-/// `config`); asks `give_up`, if given, before each probe.
-WorkSplit split_work(const Kernel& kernel, const Params& params, const RunConfig& config,
-                     StackPool& pool, std::size_t target = kSplitTarget,
-                     const SplitGiveUp& give_up = {});
+/// The dpor exploration tree of a kernel, expanded heaviest node first into
+/// work items. Expanding to one target, then on to a larger one, gives the
+/// items the larger target gives at once.
+class Splitter {
+ public:
+  Splitter(const Kernel& kernel, const Params& params, const RunConfig& config, StackPool& pool);
+  ~Splitter();
+  Splitter(const Splitter&) = delete;
+  Splitter& operator=(const Splitter&) = delete;
+  /// Expands until there are `target` items, or kSplitProbesPerItem * target
+  /// probes have run. Asks `give_up`, if given, before each probe: false
+  /// when it said stop (the splitter is then done with).
+  bool expand(std::size_t target, const SplitGiveUp& give_up = {});
+  /// The items as they stand, in tree order.
+  WorkSplit items() const;
+  /// Makes the items as they stand the groups of the items of later
+  /// expansions: each then names, as its `group`, the index of the one it lies in.
+  void mark_groups();
+  /// The steps its probes have run so far.
+  std::uint64_t steps() const;
+  /// The probes it has run so far.
+  std::uint64_t probes() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 /// The split of one item, the root: the whole exploration (checker/explore/trial.hpp).
 WorkSplit whole_split();

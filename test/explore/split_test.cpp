@@ -9,6 +9,7 @@
 #include <set>
 
 #include "checker/explore/split.hpp"
+#include "checker/heddle.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;
@@ -78,6 +79,26 @@ std::uint64_t sharded_executions(const std::string& kernel, const KernelParams& 
   return total;
 }
 
+// classic/lastzero whose scanner fails a check when it stops at index k:
+// a bug in some schedules only, deep in the tree and in many of its items.
+const Registration lastzero_check =
+    kernel("test/lastzero_check", "lastzero whose scanner must not stop at index k")
+        .param("n", 5, "writer threads", 1, 10)
+        .param("k", 2, "the index the scan must not stop at", 0, 10)
+        .body([](const Params& p) {
+          const int n = static_cast<int>(p.get_int("n"));
+          const int k = static_cast<int>(p.get_int("k"));
+          auto& a = make<std::vector<Atomic<int>*>>();
+          for (int i = 0; i <= n; ++i) a.push_back(&make<Atomic<int>>("a" + std::to_string(i), 0));
+          spawn("T0", [&a, n, k] {
+            int i = n;
+            while (a[i]->load() != 0) --i;
+            check(i != k, "the scan stopped at index k");
+          });
+          for (int j = 1; j <= n; ++j)
+            spawn("T" + std::to_string(j), [&a, j] { a[j]->store(a[j - 1]->load() + 1); });
+        });
+
 const std::vector<std::pair<std::string, KernelParams>> kClassic = {
     {"classic/lastzero", {{"n", "6"}}},   {"classic/readers", {{"n", "6"}}},
     {"classic/indexer", {{"n", "13"}}},   {"classic/filesystem", {{"n", "16"}}},
@@ -128,13 +149,13 @@ TEST_CASE("split: a kernel whose plain run takes less work than the split's prob
   for (const auto& [kernel, p] : classic) {
     INFO(kernel);
     const RunResult one = test::run(kernel, p);  // stops at the first bug, if any
-    std::optional<std::uint64_t> items;
-    for (std::uint32_t jobs : {1u, 2u, 4u}) {
+    std::optional<bool> whole;
+    for (std::uint32_t jobs : {1u, 2u, 4u, 8u}) {
       INFO("jobs " << jobs);
       RunResult r = test::run(kernel, p, split_config(jobs, true));
       REQUIRE(r.split);
-      if (!items) items = r.split->items;
-      CHECK(r.split->items == *items);  // every N decides alike
+      if (!whole) whole = unsplit(r);
+      CHECK(unsplit(r) == *whole);  // every N decides alike
       if (unsplit(r)) CHECK(r.split->items == 1);
       CHECK(r.stats.executions == one.stats.executions);
       CHECK(r.exhaustive == one.exhaustive);
@@ -142,11 +163,11 @@ TEST_CASE("split: a kernel whose plain run takes less work than the split's prob
       // Unsplit, it is the plain run: the same counterexample.
       if (unsplit(r)) CHECK(steps_of(r) == steps_of(one));
     }
-    // The split stops expanding at kSplitProbesPerItem * kSplitTarget
-    // probes (and finishes the node it expands): 15,360 executions of
-    // lastzero's one length run more steps than they do.
-    if (one.stats.executions > 2 * kSplitProbesPerItem * kSplitTarget) CHECK(*items > 1);
-    if (kernel == "classic/indexer") CHECK(*items == 1);  // 64 traces, some 2,000 probes
+    // The decision's split stops expanding at kSplitProbesPerItem *
+    // kDecideTarget probes (and finishes the node it expands): 15,360
+    // executions of lastzero's one length run more steps than they do.
+    if (one.stats.executions > 2 * kSplitProbesPerItem * kDecideTarget) CHECK_FALSE(*whole);
+    if (kernel == "classic/indexer") CHECK(*whole);  // 64 traces, more probes
     RunConfig c;
     c.stop_at_first_bug = false;
     const RunResult every = test::run(kernel, p, c);
@@ -270,6 +291,39 @@ TEST_CASE("split: the reported bug and its counterexample do not depend on N", "
       CHECK(r.split->bug_item == base.split->bug_item);
     }
   }
+}
+
+TEST_CASE("split: --jobs explores a coarser split, and reports the full split's bug", "[split]") {
+  // The full split's bug is what a single shard (every item) reports; a
+  // --jobs run explores fewer, larger items, and refines the first one
+  // with a bug into the full split's items that lie in it.
+  std::vector<std::pair<std::string, KernelParams>> buggy = {
+      {"classic/philosophers", {{"n", "4"}, {"order", "ring"}}},
+      {"classic/philosophers", {{"n", "6"}, {"order", "ring"}}},
+  };
+  for (int n = 5; n <= 7; ++n)
+    for (int k = 1; k < n; k += 2)
+      buggy.push_back({"test/lastzero_check", {{"n", std::to_string(n)}, {"k", std::to_string(k)}}});
+  std::size_t refined = 0;  // runs whose buggy item holds several of the full split's
+  for (const auto& [kernel, p] : buggy) {
+    INFO(kernel << " n=" << p.at("n") << (p.count("k") ? " k=" + p.at("k") : ""));
+    RunConfig one_shard = split_config(1);
+    one_shard.shards = 1;
+    RunResult full = test::run(kernel, p, one_shard);
+    REQUIRE(full.bug);
+    for (std::uint32_t jobs : {2u, 8u}) {
+      RunResult r = test::run(kernel, p, split_config(jobs));
+      REQUIRE(r.bug);
+      REQUIRE(r.split);
+      CHECK(r.split->items <= std::max(jobs_target(jobs), full.split->items));
+      CHECK(r.bug->title == full.bug->title);
+      CHECK(steps_of(r) == steps_of(full));
+      CHECK(r.stats.executions == full.stats.executions);
+      CHECK(r.stats.deadlocked == full.stats.deadlocked);
+      if (r.split->items < full.split->items && *full.split->bug_item > *r.split->bug_item) ++refined;
+    }
+  }
+  CHECK(refined >= 8);
 }
 
 TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
