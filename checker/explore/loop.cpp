@@ -76,6 +76,16 @@ void minimize_into(const Kernel& kernel, const Params& params, const BugTrace& t
 }
 }  // namespace
 
+namespace {
+// Takes a place for one more execution in the run-wide count `executions`:
+// false, taking none, when the budget has none left.
+bool take_place(std::atomic<std::uint64_t>& executions, const RunConfig& config) {
+  if (executions.fetch_add(1) < config.max_executions || config.max_executions == 0) return true;
+  executions.fetch_sub(1);
+  return false;
+}
+}  // namespace
+
 void run_loop(const Kernel& kernel, const Params& params, const RunConfig& config,
               Strategy& strategy, StackPool& pool, const ExecutionLimits& limits,
               const ExecutionObserver& observer, const std::function<std::string()>& stop,
@@ -88,7 +98,15 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     // of executions (the time limit still bounds them).
     result.stopped_by = stop();
     if (!result.stopped_by.empty()) break;
+    // A run-wide count (a split run's budget): the execution takes its
+    // place in it before it runs, so that workers never overrun the budget
+    // together; one that turns out no execution gives it back.
+    if (state.executions && !take_place(*state.executions, config)) {
+      result.stopped_by = "max-executions";
+      break;
+    }
     if (!strategy.begin_execution()) {
+      if (state.executions) state.executions->fetch_sub(1);
       // Randomized strategies stop on their own default budget: not exhaustive.
       result.exhaustive = strategy.exhaustive();
       if (!result.exhaustive) result.stopped_by = strategy.stopped_by();
@@ -106,6 +124,7 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
       // Not an execution of the model (a reversal that cannot run): no
       // final state, no verdict; a bug met on the way is met again elsewhere.
       ++result.stats.abandoned;
+      if (state.executions) state.executions->fetch_sub(1);
       strategy.end_execution(ex);
       continue;
     }
@@ -113,11 +132,11 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
       // An assume() failed: the strategy learns from it (its races are
       // real), but it is no execution of the model, and no verdict.
       ++result.stats.discarded;
+      if (state.executions) state.executions->fetch_sub(1);
       strategy.end_execution(ex);
       continue;
     }
     ++result.stats.executions;
-    if (state.executions) state.executions->fetch_add(1, std::memory_order_relaxed);
     result.stats.max_depth =
         std::max(result.stats.max_depth, static_cast<std::uint32_t>(ex.trace().size()));
     strategy.end_execution(ex);

@@ -18,7 +18,7 @@ struct LoopState {
   RunResult result;
   std::optional<BugTrace> bug_trace;
   std::vector<BugTrace> distinct_traces;  // one per result.distinct (--keep-going)
-  std::atomic<std::uint64_t>* executions = nullptr;  // a run-wide count to add to, if any
+  std::atomic<std::uint64_t>* executions = nullptr;  // a run-wide count of executions under a budget, if any
 };
 
 /// The budget that ends the run now, or "" while none is spent; a run that

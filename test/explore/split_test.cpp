@@ -195,6 +195,19 @@ TEST_CASE("split: a budget that ends the plain exploration makes it the run, for
   }
 }
 
+TEST_CASE("split: workers never run past a budget of executions together", "[split]") {
+  for (std::uint64_t budget : {1u, 3u, 7u, 40u, 333u}) {
+    for (std::uint32_t jobs : {2u, 4u}) {
+      INFO("budget " << budget << ", jobs " << jobs);
+      RunConfig c = split_config(jobs);
+      c.max_executions = budget;
+      const RunResult r = test::run("classic/lastzero", {{"n", "10"}}, c);
+      CHECK(r.stats.executions == budget);
+      CHECK(r.stopped_by == "max-executions");
+    }
+  }
+}
+
 TEST_CASE("split: the same final states and verdicts as dfs on random models", "[split]") {
   for (int seed = 1; seed <= 150; ++seed) {
     KernelParams p = {{"seed", std::to_string(seed)},
