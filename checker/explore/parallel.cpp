@@ -51,38 +51,41 @@ void add_distinct(LoopState& st, LoopState& into) {
   }
 }
 
-// What entries [0, end) of a pass found, put together in entry order.
+// What a run's items found, put together in item order.
 struct Gathered {
   RunResult total;  // counts and notes; the first bug, its verdict and schedule
+  std::optional<BugTrace> bug_trace;  // the first bug's execution, for minimization
   std::vector<ItemOutcome> outcomes;
   std::optional<std::uint64_t> bug_item;
-  bool all_done = true;  // every entry was exhaustive
+  bool all_done = true;  // every item was exhaustive
 };
 
-// Gathers entries [0, end) of `pass`, adding their bugs' traces to `merged`.
-Gathered gather(ItemPass& pass, std::size_t end, LoopState& merged) {
-  Gathered g;
-  RunResult& total = g.total;
-  for (std::size_t pos = 0; pos < end; ++pos) {
-    LoopState& st = pass.states[pos];
-    const RunResult& r = st.result;
-    add(total, r);
-    g.outcomes.push_back({pass.mine[pos], r.stats.executions, r.stats.buggy, r.stats.deadlocked,
-                          r.stats.max_depth, r.stats.discarded, r.bug.has_value(), r.exhaustive,
-                          pass.calls[pos], std::nullopt});
-    if (pass.skipped[pos]) g.outcomes.back().skipped = pass.split.items[pass.mine[pos]].guard;
-    g.all_done &= r.exhaustive;
-    if (total.stopped_by.empty() && !r.exhaustive && !r.bug) total.stopped_by = r.stopped_by;
-    if (r.bug && !total.bug) {
-      total.bug = r.bug;
-      total.verdict = r.verdict;
-      total.schedule = r.schedule;
-      g.bug_item = pass.mine[pos];
-      merged.bug_trace = st.bug_trace;
-    }
-    add_distinct(st, merged);
+// Entry `pos` of `pass` as its outcome.
+ItemOutcome outcome(const ItemPass& pass, std::size_t pos) {
+  const RunResult& r = pass.states[pos].result;
+  ItemOutcome o{pass.mine[pos], r.stats.executions, r.stats.buggy, r.stats.deadlocked,
+                r.stats.max_depth, r.stats.discarded, r.bug.has_value(), r.exhaustive,
+                pass.calls[pos], std::nullopt};
+  if (pass.skipped[pos]) o.skipped = pass.split.items[pass.mine[pos]].guard;
+  return o;
+}
+
+// Adds what an item found (`st`; `o`, its outcome) to `g`, and its
+// distinct bugs to `merged`'s.
+void take(Gathered& g, LoopState& st, ItemOutcome o, LoopState& merged) {
+  const RunResult& r = st.result;
+  add(g.total, r);
+  g.all_done &= r.exhaustive;
+  if (g.total.stopped_by.empty() && !r.exhaustive && !r.bug) g.total.stopped_by = r.stopped_by;
+  if (r.bug && !g.total.bug) {
+    g.total.bug = r.bug;
+    g.total.verdict = r.verdict;
+    g.total.schedule = r.schedule;
+    g.bug_item = o.item;
+    g.bug_trace = st.bug_trace;
   }
-  return g;
+  g.outcomes.push_back(std::move(o));
+  add_distinct(st, merged);
 }
 
 // The entries a pass's result takes: all of them, or those up to the one cut at.
@@ -91,22 +94,48 @@ std::size_t entries(const ItemPass& pass) {
   return cut == SIZE_MAX ? pass.mine.size() : std::min(pass.mine.size(), cut + 1);
 }
 
-// `coarse`'s entries before `k`, then entry k as `fine` (the full split's
-// items that lie in it, up to the first bug) found it.
-Gathered gather_refined(ItemPass& coarse, std::size_t k, ItemPass& fine, LoopState& merged) {
-  Gathered g = gather(coarse, k, merged);
-  Gathered in = gather(fine, entries(fine), merged);
-  const RunResult& r = in.total;
-  add(g.total, r);
-  g.outcomes.push_back({coarse.mine[k], r.stats.executions, r.stats.buggy, r.stats.deadlocked,
-                        r.stats.max_depth, r.stats.discarded, true, false, coarse.calls[k],
-                        std::nullopt});
-  g.total.bug = r.bug;
-  g.total.verdict = r.verdict;
-  g.total.schedule = r.schedule;
-  g.bug_item = coarse.mine[k];
-  g.all_done = false;
+// The coarse run's entries in order, the one cut at (its bug's) as the
+// full split's items that lie in it found it, when `fine` holds them.
+Gathered gather(ItemPass& coarse, ItemPass* fine, LoopState& merged) {
+  Gathered g;
+  const std::size_t cut = coarse.cut.load();
+  for (std::size_t pos = 0; pos < entries(coarse); ++pos) {
+    if (fine == nullptr || pos != cut) {
+      take(g, coarse.states[pos], outcome(coarse, pos), merged);
+      continue;
+    }
+    Gathered in;
+    for (std::size_t q = 0; q < entries(*fine); ++q)
+      take(in, fine->states[q], outcome(*fine, q), merged);
+    LoopState sum;  // (its distinct bugs are in merged already)
+    sum.result = std::move(in.total);
+    sum.result.exhaustive = in.all_done;
+    sum.bug_trace = std::move(in.bug_trace);
+    const RunStats& t = sum.result.stats;
+    take(g, sum,
+         {coarse.mine[pos], t.executions, t.buggy, t.deadlocked, t.max_depth, t.discarded,
+          sum.result.bug.has_value(), in.all_done, coarse.calls[pos], std::nullopt},
+         merged);
+  }
   return g;
+}
+
+// A coarse item with the first bug (`coarse`'s cut): explores the full
+// split's items that lie in it (into `full`), in order, up to the first
+// bug, into `fine`, which then reports the bug any split reports; leaves
+// `fine` empty when a budget stopped them before it.
+void refine(ItemPass& coarse, Splitter& splitter, WorkSplit& full, std::optional<ItemPass>& fine,
+            std::uint32_t jobs, StackPool& pool) {
+  splitter.expand(kSplitTarget);
+  full = splitter.items();
+  std::vector<std::size_t> in_cut;
+  for (std::size_t k = 0; k < full.items.size(); ++k)
+    if (full.items[k].group == coarse.mine[coarse.cut.load()]) in_cut.push_back(k);
+  fine.emplace(coarse.kernel, coarse.params, coarse.config, full, std::move(in_cut), coarse.limits,
+               coarse.start, coarse.observer);
+  fine->executions.store(coarse.executions.load());
+  run_items(*fine, jobs, pool);
+  if (fine->cut.load() == SIZE_MAX) fine.reset();
 }
 
 // The run's result from what its items found.
@@ -181,8 +210,11 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   const bool whole = config.split_trial && trial.decide(splitter.steps());
   if (!expanded && !whole)
     throw std::logic_error("[heddle bug] the split gave up for a trial that did not end below it");
-  // --jobs alone explores a coarser split than shards do, and than a run
-  // that goes on past its first bug (which reports each bug's first trace).
+  // --jobs alone explores a coarser split than shards do, and than runs
+  // that go on past bugs: each execution counts for the first bug it
+  // meets, which depends on the order its items take, so the full split's
+  // counts per distinct bug are kept (stopping at the first bug, the
+  // reported bug and the executions are the full split's either way).
   const bool coarse = !whole && config.shards == 0 && config.stop_at_first_bug;
   WorkSplit split;
   if (whole) {
@@ -208,28 +240,12 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   } else {
     run_items(pass, jobs, pool);
   }
-  // A coarse item with the first bug: the full split's items that lie in
-  // it, in order, up to the first bug, report the bug any split reports.
-  LoopState merged;
-  Gathered gathered;
   WorkSplit full;
-  std::optional<ItemPass> refined;
-  const std::size_t cut = pass.cut.load();
-  if (coarse && cut != SIZE_MAX) {
-    splitter.expand(kSplitTarget);
-    full = splitter.items();
-    std::vector<std::size_t> in_cut;
-    for (std::size_t k = 0; k < full.items.size(); ++k)
-      if (full.items[k].group == pass.mine[cut]) in_cut.push_back(k);
-    refined.emplace(kernel, params, config, full, std::move(in_cut), pass.limits, start, locked);
-    refined->executions.store(pass.executions.load());
-    run_items(*refined, jobs, pool);
-  }
-  if (refined && refined->cut.load() != SIZE_MAX) {
-    gathered = gather_refined(pass, cut, *refined, merged);
-  } else {
-    gathered = gather(pass, entries(pass), merged);  // (a budget stopped the refined pass)
-  }
+  std::optional<ItemPass> fine;
+  if (coarse && pass.cut.load() != SIZE_MAX) refine(pass, splitter, full, fine, jobs, pool);
+  LoopState merged;
+  Gathered gathered = gather(pass, fine ? &*fine : nullptr, merged);
+  merged.bug_trace = std::move(gathered.bug_trace);
   RunResult run = result_of(pass, std::move(gathered), whole, splitter.probes());
   run.distinct = std::move(merged.result.distinct);  // (gathered there)
   merged.result = std::move(run);

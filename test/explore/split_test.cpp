@@ -339,6 +339,52 @@ TEST_CASE("split: --jobs explores a coarser split, and reports the full split's 
   CHECK(refined >= 8);
 }
 
+TEST_CASE("split: going on past bugs, --jobs explores the full split, as shards do", "[split]") {
+  // Each execution counts for the first bug it meets, which depends on the
+  // order of the trace its item explores: only the full split gives the
+  // counts per distinct bug that shards give.
+  std::vector<std::pair<std::string, KernelParams>> buggy = {
+      {"classic/philosophers", {{"n", "6"}, {"order", "ring"}}},
+      {"test/lastzero_check", {{"n", "6"}, {"k", "3"}}},
+      {"test/two_races", {}},
+  };
+  // Presets with several distinct bugs, and a few hundred executions.
+  for (auto [kernel, preset] : {std::pair{"cutlass/wgmma_mainloop", "release_in_flight"},
+                                {"cutlass/wgmma_mainloop", "wait_depth"},
+                                {"hopper/tma_multicast", "unarmed"},
+                                {"hopper/tma_multicast", "local_release"}}) {
+    for (const Preset& p : find_kernel(kernel).presets)
+      if (p.name == preset) buggy.emplace_back(kernel, p.params);
+  }
+  REQUIRE(buggy.size() == 7);
+  for (const auto& [kernel, p] : buggy) {
+    INFO(kernel);
+    RunConfig one_shard = split_config(1);
+    one_shard.shards = 1;
+    one_shard.stop_at_first_bug = false;
+    RunResult full = test::run(kernel, p, one_shard);
+    REQUIRE(full.bug);
+    for (std::uint32_t jobs : {2u, 8u}) {
+      INFO("jobs " << jobs);
+      RunConfig c = split_config(jobs);
+      c.stop_at_first_bug = false;
+      RunResult r = test::run(kernel, p, c);
+      REQUIRE(r.split);
+      CHECK(r.exhaustive);
+      CHECK(r.stats.executions == full.stats.executions);
+      CHECK(r.stats.buggy == full.stats.buggy);
+      CHECK(steps_of(r) == steps_of(full));
+      REQUIRE(r.distinct.size() == full.distinct.size());
+      for (std::size_t k = 0; k < r.distinct.size(); ++k) {
+        CHECK(r.distinct[k].key == full.distinct[k].key);
+        CHECK(r.distinct[k].executions == full.distinct[k].executions);
+        CHECK(r.distinct[k].schedule.steps.size() == full.distinct[k].schedule.steps.size());
+      }
+      CHECK(r.split->items == full.split->items);
+    }
+  }
+}
+
 TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
   const std::string dir = test::temp_dir();
   auto shards = [&](const std::string& kernel_args, int n) {
