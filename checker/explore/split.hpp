@@ -39,7 +39,9 @@
 // - jobs_target(N): `--jobs N` explores that many items, not more, since
 //   each item costs a little (its probes, its first execution, its replayed
 //   prefix) and N threads need only a few times N items;
-// - kSplitTarget: shards explore the full split (balance, shard_items).
+// - kSplitTarget: shards explore the full split (balance, shard_items),
+//   and so do runs that go on past bugs (each execution counts for the
+//   first bug it meets, which depends on the order its item takes).
 // Counts and verdicts are the same for any split of the tree. The reported
 // bug is the full split's: the first of its items that has one, and that
 // item's first bug. A coarse run that meets a bug in item K therefore
