@@ -1,8 +1,9 @@
 // Split runs: dpor's work items (checker/explore/split.hpp) on worker
-// threads, each with its own fibers, stack pool and strategy, and results
-// put together in item order, so that they do not depend on the number of
-// threads: the executions of every item up to the first one with a bug (or
-// of all items), and that item's bug.
+// threads (item_workers.hpp), and results put together in item order, so
+// that they do not depend on the number of threads: the executions of
+// every item up to the first one with a bug (or of all items), and that
+// item's bug. `--jobs` alone explores a coarser split, whose item with
+// the first bug is refined into the full split's items below it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 
 #include "checker/engine/errors.hpp"
+#include "checker/explore/dpor/pop_trace.hpp"
 #include "checker/explore/item_workers.hpp"
 #include "checker/explore/loop.hpp"
 #include "checker/explore/split.hpp"
@@ -122,15 +124,23 @@ Gathered gather(ItemPass& coarse, ItemPass* fine, LoopState& merged) {
 
 // A coarse item with the first bug (`coarse`'s cut): explores the full
 // split's items that lie in it (into `full`), in order, up to the first
-// bug, into `fine`, which then reports the bug any split reports; leaves
-// `fine` empty when a budget stopped them before it.
+// bug, into `fine`, which then reports the bug any split reports. Leaves
+// `fine` empty when the full split did not cut the item further (its
+// exploration is the same), or when a budget stopped them before the bug.
 void refine(ItemPass& coarse, Splitter& splitter, WorkSplit& full, std::optional<ItemPass>& fine,
             std::uint32_t jobs, StackPool& pool) {
   splitter.expand(kSplitTarget);
   full = splitter.items();
+  const std::size_t item = coarse.mine[coarse.cut.load()];
   std::vector<std::size_t> in_cut;
   for (std::size_t k = 0; k < full.items.size(); ++k)
-    if (full.items[k].group == coarse.mine[coarse.cut.load()]) in_cut.push_back(k);
+    if (full.items[k].group == item) in_cut.push_back(k);
+  const WorkItem& was = coarse.split.items[item];
+  auto same = [&](const WorkItem& w) {
+    return w.prefix == was.prefix && w.sleep.size() == was.sleep.size() &&
+           std::equal(w.sleep.begin(), w.sleep.end(), was.sleep.begin(), dpor::same_step);
+  };
+  if (in_cut.size() == 1 && same(full.items[in_cut[0]])) return;
   fine.emplace(coarse.kernel, coarse.params, coarse.config, full, std::move(in_cut), coarse.limits,
                coarse.start, coarse.observer);
   fine->executions.store(coarse.executions.load());
