@@ -56,6 +56,7 @@ class Probe final : public Strategy {
   }
   AgentId pick(const Choice& c) override {
     const std::size_t p = depth_++;
+    if (ended_) return finish_pick(c, p);
     sync(c.execution);
     if (p == prefix_.size()) {
       for (AgentId a : c.enabled) {
@@ -64,14 +65,14 @@ class Probe final : public Strategy {
         node_.frontier.push_back(std::move(e));
       }
     }
-    if (p >= prefix_.size()) return ended_ ? finish_pick(c, p) : sample_pick(c, p);
+    if (p >= prefix_.size()) return sample_pick(c, p);
     AgentId a{};
     if (!split_.agents.find(prefix_[p], a) ||
         std::find(c.enabled.begin(), c.enabled.end(), a) == c.enabled.end())
       throw ModelError(
           "the model is not deterministic: a step that could run in an earlier execution is "
           "blocked now (does it read a clock, a random source or global state?)");
-    conditional_ = split_.agents.pending_event(c, a).conditional;
+    if (p + 1 == prefix_.size()) conditional_ = split_.agents.pending_event(c, a).conditional;
     return a;
   }
   std::uint32_t choose(std::uint32_t, const Execution&) override {
@@ -136,8 +137,8 @@ class Probe final : public Strategy {
     std::size_t awake = 0;
     AgentId first{}, waker{};
     bool have_waker = false;
-    for (std::size_t k = 0; k < n; ++k) {
-      const AgentId a = c.enabled[(start + k) % n];
+    for (std::size_t k = 0, i = start % n; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+      const AgentId a = c.enabled[i];  // round robin from start (no division per agent)
       const Seen& s = seen(c, a);
       if (s.asleep) continue;
       if (awake++ == 0) first = a;
