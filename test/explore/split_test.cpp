@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "checker/engine/fiber.hpp"
 #include "checker/explore/split.hpp"
 #include "checker/heddle.hpp"
 #include "test/support/harness.hpp"
@@ -381,6 +382,44 @@ TEST_CASE("split: going on past bugs, --jobs explores the full split, as shards 
         CHECK(r.distinct[k].schedule.steps.size() == full.distinct[k].schedule.steps.size());
       }
       CHECK(r.split->items == full.split->items);
+    }
+  }
+}
+
+TEST_CASE("split: expanding in stages gives the items expanding at once gives", "[split]") {
+  FaultHandlers handlers;
+  StackPool pool(256 * 1024);
+  auto kernels = kClassic;
+  kernels.push_back({"classic/lastzero", {{"n", "10"}}});
+  kernels.push_back({"test/lastzero_check", {{"n", "7"}, {"k", "3"}}});
+  for (const auto& [name, p] : kernels) {
+    INFO(name);
+    const Kernel& k = find_kernel(name);
+    const Params params = k.resolve(p);
+    RunConfig config;
+    Splitter staged(k, params, config, pool);
+    REQUIRE(staged.expand(kDecideTarget));
+    const WorkSplit coarse = staged.items();
+    staged.mark_groups();
+    REQUIRE(staged.expand(jobs_target(8)));
+    REQUIRE(staged.expand(kSplitTarget));
+    const WorkSplit full = staged.items();
+    Splitter at_once(k, params, config, pool);
+    REQUIRE(at_once.expand(kSplitTarget));
+    CHECK(at_once.items().fingerprint == full.fingerprint);
+    CHECK(at_once.probes() == staged.probes());
+    // Each item lies in its group: the groups come in order, and an item's
+    // prefix extends its group's.
+    std::uint32_t last = 0;
+    for (const WorkItem& item : full.items) {
+      REQUIRE(item.group < coarse.items.size());
+      CHECK(item.group >= last);
+      last = item.group;
+      const auto& g = coarse.items[item.group].prefix;
+      CHECK(std::equal(g.begin(), g.end(), item.prefix.begin(),
+                       item.prefix.begin() + static_cast<std::ptrdiff_t>(
+                                                 std::min(g.size(), item.prefix.size()))));
+      CHECK(item.prefix.size() >= g.size());
     }
   }
 }
