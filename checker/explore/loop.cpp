@@ -74,16 +74,33 @@ void minimize_into(const Kernel& kernel, const Params& params, const BugTrace& t
   result.schedule->steps = std::move(m.steps);
   result.schedule->bug = report_to_json(m.bug);
 }
-}  // namespace
 
-namespace {
-// Takes a place for one more execution in the run-wide count `executions`:
-// false, taking none, when the budget has none left.
-bool take_place(std::atomic<std::uint64_t>& executions, const RunConfig& config) {
-  if (executions.fetch_add(1) < config.max_executions || config.max_executions == 0) return true;
-  executions.fetch_sub(1);
-  return false;
-}
+// A place for one execution in a run-wide count under a budget (a split
+// run's): taken before the execution runs, so that workers never overrun
+// the budget together, and given back at the end of the iteration unless
+// kept (an execution that turns out none: abandoned, discarded, not begun).
+class BudgetPlace {
+ public:
+  BudgetPlace(std::atomic<std::uint64_t>* count, std::uint64_t budget) : count_(count) {
+    if (count_ == nullptr || count_->fetch_add(1) < budget || budget == 0) return;
+    count_->fetch_sub(1);
+    count_ = nullptr;
+    refused_ = true;
+  }
+  BudgetPlace(const BudgetPlace&) = delete;
+  BudgetPlace& operator=(const BudgetPlace&) = delete;
+  ~BudgetPlace() {
+    if (count_ != nullptr) count_->fetch_sub(1);
+  }
+  /// True when the budget had no place left.
+  bool refused() const { return refused_; }
+  /// The execution counts: the place stays taken.
+  void keep() { count_ = nullptr; }
+
+ private:
+  std::atomic<std::uint64_t>* count_;
+  bool refused_ = false;
+};
 }  // namespace
 
 void run_loop(const Kernel& kernel, const Params& params, const RunConfig& config,
@@ -98,15 +115,12 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     // of executions (the time limit still bounds them).
     result.stopped_by = stop();
     if (!result.stopped_by.empty()) break;
-    // A run-wide count (a split run's budget): the execution takes its
-    // place in it before it runs, so that workers never overrun the budget
-    // together; one that turns out no execution gives it back.
-    if (state.executions && !take_place(*state.executions, config)) {
+    BudgetPlace place(state.executions, config.max_executions);
+    if (place.refused()) {
       result.stopped_by = "max-executions";
       break;
     }
     if (!strategy.begin_execution()) {
-      if (state.executions) state.executions->fetch_sub(1);
       // Randomized strategies stop on their own default budget: not exhaustive.
       result.exhaustive = strategy.exhaustive();
       if (!result.exhaustive) result.stopped_by = strategy.stopped_by();
@@ -124,7 +138,6 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
       // Not an execution of the model (a reversal that cannot run): no
       // final state, no verdict; a bug met on the way is met again elsewhere.
       ++result.stats.abandoned;
-      if (state.executions) state.executions->fetch_sub(1);
       strategy.end_execution(ex);
       continue;
     }
@@ -132,11 +145,11 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
       // An assume() failed: the strategy learns from it (its races are
       // real), but it is no execution of the model, and no verdict.
       ++result.stats.discarded;
-      if (state.executions) state.executions->fetch_sub(1);
       strategy.end_execution(ex);
       continue;
     }
     ++result.stats.executions;
+    place.keep();
     result.stats.max_depth =
         std::max(result.stats.max_depth, static_cast<std::uint32_t>(ex.trace().size()));
     strategy.end_execution(ex);
