@@ -11,6 +11,17 @@
 namespace heddle {
 namespace {
 
+// Out of line and cold: formatting in next() itself would give every pick
+// the frame (saved registers) of a call to fmt.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_not_deterministic(std::size_t decision,
+                                                                  std::uint32_t before,
+                                                                  std::uint32_t now) {
+  throw ModelError(fmt::format(
+      "the model is not deterministic: decision {} offered {} options in an earlier "
+      "execution and {} now (does it read a clock, a random source or global state?)",
+      decision, before, now));
+}
+
 class Dfs final : public Strategy {
  public:
   std::string name() const override { return "dfs"; }
@@ -48,12 +59,14 @@ class Dfs final : public Strategy {
   std::uint32_t next(std::uint32_t count) {
     if (depth_ < stack_.size()) {
       if (stack_[depth_].count != count)
-        throw ModelError(fmt::format(
-            "the model is not deterministic: decision {} offered {} options in an earlier "
-            "execution and {} now (does it read a clock, a random source or global state?)",
-            depth_ + 1, stack_[depth_].count, count));
+        throw_not_deterministic(depth_ + 1, stack_[depth_].count, count);
       return stack_[depth_++].choice;
     }
+    return descend(count);
+  }
+  /// next() at a new decision: out of line, so that the vector's growth
+  /// gives the replayed decisions (most of them) no saved registers.
+  [[gnu::noinline]] std::uint32_t descend(std::uint32_t count) {
     stack_.push_back(Frame{0, count});
     ++depth_;
     return 0;
