@@ -288,8 +288,9 @@ class Execution {
   /// of the pool under the step watchdog; records a fault or an escaped
   /// exception as a bug of `who`, with `context` as its first detail line.
   /// Returns false when `fn` did not return normally.
-  bool run_host(const std::function<void()>& fn, const std::string& who,
-                const std::string& context);
+  /// `who` is a literal ("kernel setup"): exit() in model code may read it
+  /// at any time.
+  bool run_host(const std::function<void()>& fn, const char* who, const std::string& context);
   /// Names host work (who, context) only when it is needed: a failure, or
   /// exit() in model code. `make(arg)` builds the two strings.
   struct HostName {
@@ -384,7 +385,7 @@ class Execution {
     std::source_location loc;  // where it was registered
   };
   std::vector<ExitCheck> exit_checks_;
-  std::string host_work_;  // setup or exit-check work running now, for on_model_exit
+  const char* host_work_ = nullptr;  // setup or exit-check work running now, for on_model_exit
   std::vector<std::pair<std::string, std::string>> observed_;
   std::vector<std::string> notes_;
   std::vector<Event> trace_;

@@ -123,18 +123,18 @@ void Execution::check_setup_determinism(std::uint64_t model) {
         "rand() in the kernel body?"});
 }
 
-bool Execution::run_host(const std::function<void()>& fn, const std::string& who,
+bool Execution::run_host(const std::function<void()>& fn, const char* who,
                          const std::string& context) {
-  // exit() in model code names the work from its own copy: the caller's
+  // exit() in model code names the work by `who`, a literal: the caller's
   // strings may be gone by the time the exit handlers run.
-  std::string outer = std::exchange(host_work_, who);
-  const std::pair<const std::string*, const std::string*> words{&who, &context};
+  const char* outer = std::exchange(host_work_, who);
+  const std::pair<const char*, const std::string*> words{who, &context};
   bool ok = run_host(fn, HostName{[](const void* p) {
                                     auto* w = static_cast<decltype(words)*>(p);
-                                    return std::pair{*w->first, *w->second};
+                                    return std::pair{std::string(w->first), *w->second};
                                   },
                                   &words});
-  host_work_ = std::move(outer);
+  host_work_ = outer;
   return ok;
 }
 
@@ -242,7 +242,7 @@ void Execution::on_model_exit(int status) {
     context = ex->last_op_text(t);
   } else if (ex != nullptr && ex->running_ != nullptr) {
     who = "async agent " + ex->running_->name;
-  } else if (ex != nullptr && !ex->host_work_.empty()) {
+  } else if (ex != nullptr && ex->host_work_ != nullptr) {
     who = ex->host_work_;
   }
   std::string text = fmt::format(

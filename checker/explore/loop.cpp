@@ -110,6 +110,7 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
   RunResult& result = state.result;
   const bool minimize = config.minimize && config.strategy != "replay";
   std::vector<Event> trace_storage;  // recycled between executions
+  const ModelIdentity identity = model_identity(kernel, params);
   for (;;) {
     // Abandoned schedules are not executions: they never spend the budget
     // of executions (the time limit still bounds them).
@@ -128,7 +129,7 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     }
     Execution ex(limits, pool);
     ex.adopt_trace_storage(std::move(trace_storage));
-    Ending ending = run_execution(kernel, params, strategy, ex);
+    Ending ending = run_execution(kernel, params, strategy, ex, identity);
     struct Recycle {
       Execution& ex;
       std::vector<Event>& into;

@@ -17,26 +17,48 @@ std::map<std::string, StrategyFactory>& factories() {
 
 }  // namespace
 
-Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy, Execution& ex) {
-  ex.set_strategy(&strategy);
-  // The model's identity for the setup determinism check: its name and
-  // parameters, hashed (FNV-1a, with a separator after each string).
-  std::uint64_t model = 14695981039346656037ull;
-  auto mix = [&model](const std::string& s) {
-    for (unsigned char c : s) model = (model ^ c) * 1099511628211ull;
-    model = (model ^ 0xff) * 1099511628211ull;
+namespace {
+// The kernel's name and parameters, hashed (FNV-1a, with a separator after each string).
+std::uint64_t model_hash(const Kernel& kernel, const Params& params) {
+  std::uint64_t hash = 14695981039346656037ull;
+  auto mix = [&hash](const std::string& s) {
+    for (unsigned char c : s) hash = (hash ^ c) * 1099511628211ull;
+    hash = (hash ^ 0xff) * 1099511628211ull;
   };
   mix(kernel.name);
   for (const auto& [k, v] : params.values()) mix(k), mix(v);
-  // Formatted once per kernel and OS thread, not once per execution.
-  thread_local std::string words_name, words_at, where_words;
-  if (where_words.empty() || words_name != kernel.name || words_at != kernel.at) {
-    words_name = kernel.name;
-    words_at = kernel.at;
-    where_words =
-        fmt::format("in the setup (body) of kernel {}, declared at {}", kernel.name, kernel.at);
+  return hash;
+}
+
+std::string setup_words(const Kernel& kernel) {
+  return fmt::format("in the setup (body) of kernel {}, declared at {}", kernel.name, kernel.at);
+}
+}  // namespace
+
+ModelIdentity model_identity(const Kernel& kernel, const Params& params) {
+  return ModelIdentity{model_hash(kernel, params), setup_words(kernel)};
+}
+
+Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
+                     Execution& ex) {
+  // The words formatted once per kernel and OS thread (probes, replays and
+  // shrinking run one execution at a time).
+  thread_local ModelIdentity last;
+  thread_local std::string last_name, last_at;
+  if (last.where_words.empty() || last_name != kernel.name || last_at != kernel.at) {
+    last_name = kernel.name;
+    last_at = kernel.at;
+    last.where_words = setup_words(kernel);
   }
-  if (!ex.run_setup([&] { kernel.setup(params); }, model, where_words)) return Ending::bug;
+  last.hash = model_hash(kernel, params);
+  return run_execution(kernel, params, strategy, ex, last);
+}
+
+Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
+                     Execution& ex, const ModelIdentity& identity) {
+  ex.set_strategy(&strategy);
+  if (!ex.run_setup([&] { kernel.setup(params); }, identity.hash, identity.where_words))
+    return Ending::bug;
   try {
     return ex.run(strategy);
   } catch (const ModelError& e) {

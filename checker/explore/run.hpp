@@ -60,9 +60,21 @@ std::vector<std::string> strategy_names();
 /// limits the schedule was recorded with (they shape its outcome).
 RunConfig replay_config(const Schedule& s, RunConfig base = {});
 
+/// What the setup check knows a model by: a hash of the kernel's name and
+/// parameters, and the words that place its setup in reports.
+struct ModelIdentity {
+  std::uint64_t hash = 0;
+  std::string where_words;
+};
+/// The identity of `kernel` run with `params` (once per run, not per execution).
+ModelIdentity model_identity(const Kernel& kernel, const Params& params);
+
 /// Runs one execution of the model under `strategy` (setup, then the steps);
 /// model errors in setup become bugs of the execution.
 Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
                      Execution& ex);
+/// Same, with the model's identity computed beforehand.
+Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
+                     Execution& ex, const ModelIdentity& identity);
 
 }  // namespace heddle
