@@ -1,12 +1,14 @@
 // Engine benchmark: raw Boost.Context switch cost vs heddle's cost per
 // scheduling step, and executions per second on a small model.
 // Usage: build/bench/engine_bench [steps_per_thread]
+//        build/bench/engine_bench pair   (the 2x8 line alone, for profilers)
 #include <boost/context/fiber.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <string_view>
 
 #include "checker/explore/explorer.hpp"
 #include "checker/explore/forwarding.hpp"
@@ -118,6 +120,15 @@ double step_ns(const char* kernel, const RunConfig& c, RunResult& r) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "pair") {
+    RunConfig dfs;
+    dfs.strategy = "dfs";
+    RunResult pr;
+    double pair_step = step_ns("bench/pair", dfs, pr);
+    fmt::print("2 threads x 8 RMWs (dfs, all {} executions): {:.1f} ns per step\n",
+               pr.stats.executions, pair_step);
+    return 0;
+  }
   if (argc > 1) g_steps_per_thread = std::atol(argv[1]);
   double raw = 1e30;
   for (int rep = 0; rep < kReps; ++rep) raw = std::min(raw, raw_round_trip_ns(4'000'000));
