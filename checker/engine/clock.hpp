@@ -38,41 +38,55 @@ class VectorClock {
   }
   /// Advances `agent`'s own entry by one (program order).
   void tick(AgentId agent) {
-    const auto i = index(agent);
-    if (heap_.empty() && i < kInline) {  // unused inline entries are zero
-      ++inline_[i];
-      size_ = std::max<std::uint32_t>(size_, i + 1);
+    if (inline_only() && index(agent) < kInline) {
+      tick_inline(agent);
       return;
     }
     set(agent, (*this)[agent] + 1);
   }
+  /// tick() of a clock stored inline, for an agent below kInline.
+  void tick_inline(AgentId agent) noexcept {
+    const auto i = index(agent);
+    ++inline_[i];  // unused inline entries are zero
+    size_ = std::max<std::uint32_t>(size_, i + 1);
+  }
+  /// True while the entries are stored inline (at most kInline of them).
+  bool inline_only() const noexcept { return heap_.empty(); }
   /// Pointwise maximum with `other` (the effect of an acquire).
   void join(const VectorClock& other) {
     if (other.size_ == 0) return;  // an empty clock (commit clocks mostly are)
-    if (heap_.empty() && other.heap_.empty()) {
-      // Both inline, unused entries zero: only other's used entries can raise
-      // this one, joined in blocks of four (no unsigned max in baseline SSE2).
-      const std::size_t n = round_up4(other.size_);
-      for (std::size_t b = 0; b < n; b += 4)
-        for (std::size_t i = b; i < b + 4; ++i) inline_[i] = std::max(inline_[i], other.inline_[i]);
-      size_ = std::max(size_, other.size_);
+    if (inline_only() && other.inline_only()) {
+      join_inline(other);
       return;
     }
     join_slow(other);
   }
+  /// join() of two clocks stored inline.
+  void join_inline(const VectorClock& other) noexcept {
+    // Unused entries are zero: only other's used entries can raise this
+    // one, joined in blocks of four (no unsigned max in baseline SSE2).
+    const std::size_t n = round_up4(other.size_);
+    for (std::size_t b = 0; b < n; b += 4)
+      for (std::size_t i = b; i < b + 4; ++i) inline_[i] = std::max(inline_[i], other.inline_[i]);
+    size_ = std::max(size_, other.size_);
+  }
   /// Makes this clock and `other` both their pointwise maximum: join(other),
   /// then other = *this (an acq_rel RMW's acquire and release), in one pass.
   void join_both(VectorClock& other) {
-    if (heap_.empty() && other.heap_.empty()) {
-      const std::size_t n = round_up4(std::max(size_, other.size_));
-      for (std::size_t b = 0; b < n; b += 4)
-        for (std::size_t i = b; i < b + 4; ++i)
-          inline_[i] = other.inline_[i] = std::max(inline_[i], other.inline_[i]);
-      size_ = other.size_ = std::max(size_, other.size_);
+    if (inline_only() && other.inline_only()) {
+      join_both_inline(other);
       return;
     }
     join(other);
     other = *this;
+  }
+  /// join_both() of two clocks stored inline.
+  void join_both_inline(VectorClock& other) noexcept {
+    const std::size_t n = round_up4(std::max(size_, other.size_));
+    for (std::size_t b = 0; b < n; b += 4)
+      for (std::size_t i = b; i < b + 4; ++i)
+        inline_[i] = other.inline_[i] = std::max(inline_[i], other.inline_[i]);
+    size_ = other.size_ = std::max(size_, other.size_);
   }
   /// True when the event at `e` happens before (or is) this clock's view.
   bool covers(Epoch e) const noexcept { return (*this)[e.agent] >= e.time; }

@@ -224,57 +224,6 @@ void Execution::visible(PendingOp op) {
   publish();
 }
 
-void Execution::acquire(const SyncClock& s) {
-  Agent& a = running_ ? *running_ : host_;
-  a.clock.join(s.clock);
-  a.commit.join(s.commit);
-}
-
-void Execution::release(SyncClock& s) {
-  Agent& a = running_ ? *running_ : host_;
-  s.clock.join(a.clock);
-  s.commit.join(a.commit);
-  // Later accesses are not covered by this release. The host (setup) has no
-  // clock entry of its own: its writes are initial contents.
-  if (&a != &host_) a.clock.tick(a.id);
-}
-
-void Execution::acquire_release(SyncClock& s) {
-  Agent& a = running_ ? *running_ : host_;
-  // The agent's clock covers s's after the acquire: the release's join is a copy.
-  a.clock.join_both(s.clock);
-  a.commit.join(s.commit);
-  s.commit.join(a.commit);
-  if (&a != &host_) a.clock.tick(a.id);
-}
-
-void Execution::proxy_fence() {
-  Agent& a = running_ ? *running_ : host_;
-  a.commit.fence_all(a.clock);
-  if (&a != &host_) a.clock.tick(a.id);
-}
-
-void Execution::proxy_fence(Proxy p) {
-  if (p == Proxy::generic) return;  // the generic proxy needs no fence
-  Agent& a = running_ ? *running_ : host_;
-  a.commit[p] = a.clock;
-  if (&a != &host_) a.clock.tick(a.id);
-}
-
-void Execution::proxy_release(Proxy p) {
-  if (p == Proxy::generic) return;
-  Agent& a = running_ ? *running_ : host_;
-  a.commit.released_to(p) = a.clock;
-  if (&a != &host_) a.clock.tick(a.id);
-}
-
-void Execution::proxy_acquire(Proxy p) {
-  if (p == Proxy::generic) return;
-  Agent& a = running_ ? *running_ : host_;
-  a.commit[p].join(a.commit.released_to(p));
-  if (&a != &host_) a.clock.tick(a.id);
-}
-
 void Execution::fail(BugReport bug) {
   static_assert(static_cast<unsigned>(kLastVerdict) < 8, "met_ has a bit per verdict");
   met_ |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(bug.kind));
@@ -327,10 +276,26 @@ std::vector<AgentId> Execution::enabled_agents() const {
 }
 
 void Execution::record_event(Agent& a) {
-  // Agents_ holds threads and async agents only: a thread's operation
-  // without the virtual call.
-  const PendingOp& op =
-      a.kind == Agent::Kind::thread ? static_cast<ThreadAgent&>(a).op : a.pending();
+  // A thread's step with room in the trace and an inline footprint (most
+  // steps) calls nothing: it saves no registers.
+  if (a.kind != Agent::Kind::thread || trace_.size() == trace_.capacity() ||
+      static_cast<ThreadAgent&>(a).op.footprint.size() > Footprint::kInline) [[unlikely]] {
+    record_event_slow(a);
+    return;
+  }
+  const PendingOp& op = static_cast<ThreadAgent&>(a).op;
+  // What the test above ruled out, for the compiler: no growth, no heap copy.
+  if (trace_.size() == trace_.capacity() || op.footprint.size() > Footprint::kInline)
+    __builtin_unreachable();
+  append_event(a, op);
+}
+
+void Execution::record_event_slow(Agent& a) {
+  // Agents_ holds threads and async agents only.
+  append_event(a, a.kind == Agent::Kind::thread ? static_cast<ThreadAgent&>(a).op : a.pending());
+}
+
+void Execution::append_event(Agent& a, const PendingOp& op) {
   // Built in place from its fields: value-initializing an Event first and
   // assigning them costs a block clear per step.
   trace_.emplace_back(a.id, op.name, op.object, op.has_object, op.loc, op.footprint,

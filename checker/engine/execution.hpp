@@ -329,6 +329,18 @@ class Execution {
   void report_step_limit();
   void run_exit_checks();
   void record_event(Agent& a);
+  /// The running agent when the clock effects on `s` take the common case
+  /// (an agent's step, clocks inline, no commit clock set); else nullptr.
+  [[gnu::always_inline]] inline Agent* plain_clocks(const SyncClock& s) const noexcept;
+  /// The clock effects where plain_clocks() says nullptr (out of line).
+  [[gnu::noinline]] void acquire_slow(const SyncClock& s);
+  [[gnu::noinline]] void release_slow(SyncClock& s);
+  [[gnu::noinline]] void acquire_release_slow(SyncClock& s);
+  /// record_event for an async agent's step, a footprint on the heap, or a
+  /// trace that must grow.
+  [[gnu::noinline]] void record_event_slow(Agent& a);
+  /// Appends `a`'s step, running `op`, to the trace.
+  [[gnu::always_inline]] inline void append_event(Agent& a, const PendingOp& op);
   std::vector<AgentId> enabled_agents() const;
 
   ExecutionLimits limits_;

@@ -47,6 +47,8 @@ struct CommitClocks {
   void join(const CommitClocks& other) {
     if (other.used_) join_used(other);
   }
+  /// True once some proxy's clock was set (false: every one is empty).
+  bool any_set() const noexcept { return used_; }
   /// What proxy `p`'s release fences made available so far.
   VectorClock& released_to(Proxy p) { return used().released[slot(p)]; }
 

@@ -58,7 +58,12 @@ const auto flag_message =
     kernel("test/flag_message", "a producer publishes data through a flag")
         .choice("order", "release", {"release", "relaxed", "rmw", "rmw_relaxed"},
                 "memory order of the flag; rmw: a seq_cst fetch_add publishes, an acq_rel one reads")
+        .param("idle", 0,
+               "threads with no operation spawned first (16 or more: the producer's and "
+               "consumer's clocks leave their inline storage)",
+               0, 40)
         .body([](const Params& p) {
+          for (long i = 0; i < p.get_int("idle"); ++i) spawn("idle" + std::to_string(i), [] {});
           auto data = buffer<int>("data", 1);
           auto& flag = make<Atomic<int>>("flag", 0);
           const std::string order = p.get("order");
