@@ -258,7 +258,7 @@ class Execution {
   void run_thread_step(ThreadAgent& t);
   /// Makes `t` the running agent of a new step, its operation taken (every
   /// thread step starts so, with or without a switch).
-  void start_step(ThreadAgent& t);
+  [[gnu::always_inline]] inline void start_step(ThreadAgent& t);
   /// The fast thread step of run() (see Fiber::enter): before and after the
   /// switch, which run() makes in its own frame.
   void begin_fast_step(ThreadAgent& t, sigjmp_buf* point);

@@ -46,7 +46,7 @@ void Execution::start_new_threads() {
   }
 }
 
-void Execution::start_step(ThreadAgent& t) {
+inline void Execution::start_step(ThreadAgent& t) {
   running_ = &t;
   t.has_pending = false;
   ready_[index(t.id)] = kIdle;  // until the thread publishes its next operation
