@@ -14,14 +14,7 @@ void ThreadAgent::reset(AgentId id_, std::string&& name_, std::function<void()>&
   created_by = -1;
   events = 0;
   body = std::move(body_);
-  // The operation as new, keeping the footprint's storage: a whole new
-  // PendingOp assigned costs more than the thread's first step.
-  op.name = "";
-  op.object = {};
-  op.has_object = false;
-  op.loc = {};
-  op.footprint.clear();
-  op.enabled = {};
+  op.clear();
   has_pending = false;
   started = false;
 }

@@ -325,6 +325,17 @@ struct PendingOp {
   std::source_location loc;     // where the model performs it
   Footprint footprint;
   EnabledRef enabled;           // blocking condition (empty: always enabled)
+
+  /// Makes this a default operation again, keeping the footprint's storage
+  /// (assigning a new PendingOp would free and rebuild it).
+  void clear() noexcept {
+    name = "";
+    object = {};
+    has_object = false;
+    loc = {};
+    footprint.clear();
+    enabled = {};
+  }
 };
 
 }  // namespace heddle
