@@ -97,6 +97,11 @@ namespace heddle {
 /// The host: runs the model's setup; its writes are initial contents.
 struct HostAgent final : Agent {
   HostAgent() : Agent(Kind::thread, AgentId{0xffffffffu}, "host") {}
+  /// As constructed: setup changes only the host's clocks (it records no events).
+  void reset() {
+    clock = VectorClock();
+    commit = CommitClocks();
+  }
   bool enabled() const override { return false; }
   const PendingOp& pending() const override { return op; }
   PendingOp op;

@@ -57,18 +57,58 @@ Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits),
   described_ = std::move(spare.described);
   owned_ = std::move(spare.owned);
   enabled_ = std::move(spare.enabled);
+  take_arena();
+}
+
+void Execution::take_arena() {
   // Two arenas take turns: consecutive executions never place their
   // objects at the same addresses, so an object kept from the previous
   // execution is caught (its serial) instead of aliasing a fresh one.
   if (t_spare_arenas.size() < 2) {
     arena_ = new Arena;
   } else {
+    // The front one (the last returned is at the back), with no shift.
     arena_ = t_spare_arenas.front().release();
-    t_spare_arenas.erase(t_spare_arenas.begin());
+    t_spare_arenas.front() = std::move(t_spare_arenas.back());
+    t_spare_arenas.pop_back();
   }
 }
 
 Execution::~Execution() {
+  tear_down();
+  give_back_vectors();
+  detail::current_execution = previous_;
+}
+
+void Execution::renew() {
+  tear_down();
+  take_arena();
+  // Every other member as the constructor leaves it (previous_ stays).
+  strategy_ = nullptr;
+  scan_size_ = SIZE_MAX;
+  scan_ask_ = false;
+  last_ran_ = 0;
+  has_picked_ = false;
+  picked_ = AgentId{};
+  pick_error_ = nullptr;
+  exit_checks_.clear();
+  host_work_ = nullptr;
+  observed_.clear();
+  notes_.clear();
+  trace_.clear();
+  choices_.clear();
+  bug_.reset();
+  met_ = 0;
+  running_ = nullptr;
+  fast_ = nullptr;
+  host_.reset();
+  step_ = 0;
+  started_ = 0;
+  serial_ = next_serial();
+  assumption_failed_ = false;
+}
+
+void Execution::tear_down() noexcept {
   // While this execution is still current (model destructors may touch it):
   // unwind the fibers stopped inside a body and park the idle ones in the
   // pool, then destroy the thread bodies, the agents and the model objects.
@@ -84,20 +124,19 @@ Execution::~Execution() {
   owned_.clear();
   arena_->rewind();
   t_spare_arenas.emplace_back(arena_);
-  give_back_vectors();
-  detail::current_execution = previous_;
-}
-
-thread_local Execution::Spare Execution::spare_;
-
-void Execution::give_back_vectors() noexcept {
-  // (agents_ and owned_ are empty by now.)
+  arena_ = nullptr;
   ready_.clear();
   name_hash_.clear();
   object_names_.clear();
   object_creators_.clear();
   described_.clear();
   enabled_.clear();
+}
+
+thread_local Execution::Spare Execution::spare_;
+
+void Execution::give_back_vectors() noexcept {
+  // (tear_down emptied them.)
   Spare& spare = spare_;
   spare.agents = std::move(agents_);
   spare.ready = std::move(ready_);

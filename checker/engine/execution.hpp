@@ -72,6 +72,9 @@ class Execution {
   ~Execution();
   Execution(const Execution&) = delete;
   Execution& operator=(const Execution&) = delete;
+  /// Ends this execution and makes it a new one, as constructed (same
+  /// limits and pool), keeping its storage: a loop of executions builds none.
+  void renew();
 
   /// The execution being built or run on this OS thread ([heddle bug] if none).
   static Execution& current() {
@@ -226,13 +229,6 @@ class Execution {
   std::string final_state() const;
   /// Text naming an operation: "name(object)" or "name".
   std::string describe(const char* op, ObjectId object, bool has_object) const;
-  /// Reuses `storage`'s capacity for the trace (saves page faults per run).
-  void adopt_trace_storage(std::vector<Event>&& storage) {
-    storage.clear();
-    trace_ = std::move(storage);
-  }
-  /// Hands the trace's storage back for the next execution.
-  std::vector<Event> release_trace_storage() { return std::move(trace_); }
   /// Installs the strategy used for data choices outside run() (setup).
   void set_strategy(Strategy* s) noexcept { strategy_ = s; }
   /// Runs the model's setup on a guarded fiber (watchdog, faults, exit());
@@ -390,8 +386,13 @@ class Execution {
     std::vector<AgentId> enabled;
   };
   static thread_local Spare spare_;
-  /// Empties this execution's vectors into spare_, for the next one (destructor).
+  /// Hands this execution's emptied vectors to spare_, for the next one (destructor).
   void give_back_vectors() noexcept;
+  /// Destroys the agents and model objects, parks the fibers, returns the
+  /// arena and empties the vectors (their capacity stays).
+  void tear_down() noexcept;
+  /// Takes the arena the execution before last used (a new one at first).
+  void take_arena();
   struct ExitCheck {
     std::function<void()> fn;
     std::source_location loc;  // where it was registered

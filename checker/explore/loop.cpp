@@ -109,8 +109,9 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
               LoopState& state) {
   RunResult& result = state.result;
   const bool minimize = config.minimize && config.strategy != "replay";
-  std::vector<Event> trace_storage;  // recycled between executions
   const ModelIdentity identity = model_identity(kernel, params);
+  Execution ex(limits, pool);  // renewed for each execution after the first
+  bool ex_used = false;
   for (;;) {
     // Abandoned schedules are not executions: they never spend the budget
     // of executions (the time limit still bounds them).
@@ -127,14 +128,9 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
       if (!result.exhaustive) result.stopped_by = strategy.stopped_by();
       break;
     }
-    Execution ex(limits, pool);
-    ex.adopt_trace_storage(std::move(trace_storage));
+    if (ex_used) ex.renew();
+    ex_used = true;
     Ending ending = run_execution(kernel, params, strategy, ex, identity);
-    struct Recycle {
-      Execution& ex;
-      std::vector<Event>& into;
-      ~Recycle() { into = ex.release_trace_storage(); }
-    } recycle{ex, trace_storage};
     if (ending == Ending::abandoned) {
       // Not an execution of the model (a reversal that cannot run): no
       // final state, no verdict; a bug met on the way is met again elsewhere.
