@@ -12,8 +12,8 @@
 namespace heddle {
 
 /// Starts a kernel thread named `name` running `body` (from setup or a thread).
-inline AgentId spawn(std::string name, std::function<void()> body) {
-  return Execution::current().spawn(std::move(name), std::move(body));
+inline AgentId spawn(std::string_view name, std::function<void()> body) {
+  return Execution::current().spawn(name, std::move(body));
 }
 
 /// Allocates a model object owned by the current execution.

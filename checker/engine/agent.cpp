@@ -7,9 +7,9 @@ namespace heddle {
 ThreadAgent::ThreadAgent(AgentId id_, std::string name_, std::function<void()> body_)
     : Agent(Kind::thread, id_, std::move(name_)), body(std::move(body_)) {}
 
-void ThreadAgent::reset(AgentId id_, std::string&& name_, std::function<void()>&& body_) {
+void ThreadAgent::reset(AgentId id_, std::string_view name_, std::function<void()>&& body_) {
   id = id_;
-  name = std::move(name_);
+  name.assign(name_);  // into the recycled agent's storage
   finished = false;
   created_by = -1;
   events = 0;

@@ -3,6 +3,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/engine/clock.hpp"
@@ -55,7 +56,7 @@ struct ThreadAgent final : Agent {
   const PendingOp& pending() const override { return op; }
   /// Makes a recycled agent a fresh, unstarted thread `name_` running `body_`;
   /// the caller sets its clocks, creator, execution and fiber.
-  void reset(AgentId id_, std::string&& name_, std::function<void()>&& body_);
+  void reset(AgentId id_, std::string_view name_, std::function<void()>&& body_);
 
   std::function<void()> body;   // the model's thread body
   Execution* execution = nullptr;  // the execution it runs in

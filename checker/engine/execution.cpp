@@ -158,26 +158,22 @@ void Execution::no_current_execution() {
                          "created inside a kernel's setup or its threads");
 }
 
-void Execution::unique_name(std::string& name) const {
-  auto taken = [&](const std::string& n) {
-    // Compare names only where the hashes agree (a scan of integers).
-    const std::size_t h = name_hash(n);
-    for (std::size_t i = 0; i < agents_.size(); ++i)
-      if (name_hash_[i] == h && agents_[i]->name == n) return true;
-    return false;
-  };
-  if (!taken(name)) return;
+bool Execution::name_taken(std::string_view name, std::size_t hash) const {
+  // Compare names only where the hashes agree (a scan of integers).
+  for (std::size_t i = 0; i < agents_.size(); ++i)
+    if (name_hash_[i] == hash && agents_[i]->name == name) return true;
+  return false;
+}
+
+std::string Execution::renamed(std::string_view name) const {
   for (int k = 2;; ++k) {
     std::string candidate = fmt::format("{}#{}", name, k);
-    if (!taken(candidate)) {
-      name = std::move(candidate);
-      return;
-    }
+    if (!name_taken(candidate, name_hash(candidate))) return candidate;
   }
 }
 
 namespace {
-void check_new_agent(std::size_t agents, const std::string& name) {
+void check_new_agent(std::size_t agents, std::string_view name) {
   // An empty name would read back from a schedule file as a data choice.
   if (name.empty()) throw ModelError("every thread and async agent needs a non-empty name");
   if (agents >= kMaxAgents)
@@ -187,17 +183,23 @@ void check_new_agent(std::size_t agents, const std::string& name) {
 }
 }  // namespace
 
-AgentId Execution::spawn(std::string name, std::function<void()> body) {
+AgentId Execution::spawn(std::string_view name, std::function<void()>&& body) {
   check_new_agent(agents_.size(), name);
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  unique_name(name);
+  std::size_t hash = name_hash(name);
+  std::string unique;  // the name with a "#k" suffix, when it is taken
+  if (name_taken(name, hash)) {
+    unique = renamed(name);
+    name = unique;
+    hash = name_hash(name);
+  }
   std::unique_ptr<ThreadAgent> t;
   if (t_spare_threads.empty()) {
-    t = std::make_unique<ThreadAgent>(id, std::move(name), std::move(body));
+    t = std::make_unique<ThreadAgent>(id, std::string(name), std::move(body));
   } else {
     t = std::move(t_spare_threads.back());
     t_spare_threads.pop_back();
-    t->reset(id, std::move(name), std::move(body));
+    t->reset(id, name, std::move(body));
   }
   t->execution = this;
   t->fiber = pool_.take_fiber();
@@ -208,14 +210,18 @@ AgentId Execution::spawn(std::string name, std::function<void()> body) {
   t->clock.set(id, 1);
   t->created_by = trace_.empty() || running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
   if (running_) running_->clock.tick(running_->id);
-  add_agent(std::move(t));
+  add_agent(std::move(t), hash);
   return id;
 }
 
 AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::source_location loc) {
   check_new_agent(agents_.size(), name);
   AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  unique_name(name);
+  std::size_t hash = name_hash(name);
+  if (name_taken(name, hash)) {
+    name = renamed(name);
+    hash = name_hash(name);
+  }
   Agent& parent = running_ ? *running_ : host_;
   auto a = std::make_unique<AsyncAgent>(id, std::move(name), parent.id, std::move(phases), loc);
   a->clock = parent.clock;
@@ -223,7 +229,7 @@ AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::sourc
   a->clock.set(id, 1);
   a->created_by = running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
   if (running_) running_->clock.tick(running_->id);
-  add_agent(std::move(a));
+  add_agent(std::move(a), hash);
   return id;
 }
 
@@ -234,8 +240,8 @@ void Execution::set_wait_hint(AgentId copy, WaitHint hint) {
   static_cast<AsyncAgent&>(a).wait_hint = std::move(hint);
 }
 
-void Execution::add_agent(std::unique_ptr<Agent> a) {
-  name_hash_.push_back(name_hash(a->name));
+void Execution::add_agent(std::unique_ptr<Agent> a, std::size_t hash) {
+  name_hash_.push_back(hash);
   // A thread has nothing pending until it starts; an async agent's phase
   // may have a condition.
   ready_.push_back(a->kind == Agent::Kind::thread || a->finished ? kIdle : kAsk);
@@ -251,8 +257,8 @@ std::vector<std::pair<std::string, std::string>> Execution::object_states() cons
   return out;
 }
 
-ObjectId Execution::add_object(std::string&& name) {
-  object_names_.push_back(std::move(name));
+ObjectId Execution::add_object(std::string_view name) {
+  object_names_.emplace_back(name);
   object_creators_.push_back(running_ != nullptr ? index(running_->id) : kNoCreator);
   return ObjectId{static_cast<std::uint32_t>(object_names_.size() - 1)};
 }

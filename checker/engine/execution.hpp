@@ -9,6 +9,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/engine/agent.hpp"
@@ -87,7 +88,7 @@ class Execution {
   // ---- model-facing ----
   /// Agent names are unique: a taken name gets a "#k" suffix.
   /// Creates a thread; it starts (happens-after the creator) at the next step.
-  AgentId spawn(std::string name, std::function<void()> body);
+  AgentId spawn(std::string_view name, std::function<void()>&& body);
   /// Creates an async agent issued by the current agent (or the host in setup).
   AgentId issue(std::string name, std::vector<Phase> phases, std::source_location loc);
   /// Runs every remaining phase of async agent `id` now, inside the running
@@ -99,7 +100,7 @@ class Execution {
   /// (AsyncAgent::wait_hint); [heddle bug] when `copy` is not an async agent.
   void set_wait_hint(AgentId copy, WaitHint hint);
   /// Registers a named object (sync object or region) and returns its id.
-  ObjectId add_object(std::string&& name);
+  ObjectId add_object(std::string_view name);
   const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
   /// Registers object `id`'s state words (replay --steps); `d` lives as long
   /// as the execution (objects made with make() do).
@@ -244,11 +245,12 @@ class Execution {
   [[noreturn]] static void no_current_execution();
   /// Entry of every thread's fiber: runs the ThreadAgent `agent`'s body.
   static void thread_main(void* agent);
-  /// Makes `name` unique in place: `name`, or `name#k` with the smallest
-  /// k >= 2 that no agent has yet.
-  void unique_name(std::string& name) const;
-  /// Appends `a` to the agents, with its name hash and scan state.
-  void add_agent(std::unique_ptr<Agent> a);
+  /// True when an agent is named `name`, whose name_hash is `hash`.
+  bool name_taken(std::string_view name, std::size_t hash) const;
+  /// `name#k` with the smallest k >= 2 that no agent has yet.
+  std::string renamed(std::string_view name) const;
+  /// Appends `a` to the agents, with its name's `hash` and scan state.
+  void add_agent(std::unique_ptr<Agent> a, std::size_t hash);
   void start_new_threads();
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
@@ -361,7 +363,7 @@ class Execution {
   bool has_picked_ = false;
   AgentId picked_{};
   std::exception_ptr pick_error_;
-  std::vector<std::size_t> name_hash_;  // hash of each agent's name (unique_name's filter)
+  std::vector<std::size_t> name_hash_;  // hash of each agent's name (name_taken's filter)
   std::vector<std::string> object_names_;
   std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator
   std::vector<std::pair<ObjectId, const Describable*>> described_;  // see add_described

@@ -32,11 +32,11 @@ std::size_t checked_bytes(const std::string& name, std::size_t elem_size, std::s
 }  // namespace
 
 Region::Region(std::string name, std::size_t elem_size, std::size_t count, const void* init)
-    : name_(name), elem_size_(elem_size), count_(count) {
+    : name_(std::move(name)), elem_size_(elem_size), count_(count) {
   checked_bytes(name_, elem_size, count);
   auto& ex = Execution::current();
   serial_ = ex.serial();
-  id_ = ex.add_object(std::move(name));
+  id_ = ex.add_object(name_);
   take_storage(init);
 }
 

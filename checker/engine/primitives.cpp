@@ -10,8 +10,8 @@
 
 namespace heddle {
 
-SyncObject::SyncObject(std::string name)
-    : id_(Execution::current().add_object(std::move(name))), serial_(Execution::current().serial()) {
+SyncObject::SyncObject(std::string_view name)
+    : id_(Execution::current().add_object(name)), serial_(Execution::current().serial()) {
   Execution::current().add_described(id_, this);
 }
 std::string Mutex::describe() const {
@@ -122,8 +122,8 @@ void ArrivalLedger::arrived() {
   arrived_.push_back(self->id);
 }
 
-Barrier::Barrier(std::string name, std::uint32_t parties)
-    : SyncObject(std::move(name)), parties_(parties) {
+Barrier::Barrier(std::string_view name, std::uint32_t parties)
+    : SyncObject(name), parties_(parties) {
   if (parties == 0) throw ModelError("a barrier needs at least one party");
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <source_location>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/engine/errors.hpp"
@@ -22,7 +23,7 @@ enum class Order { relaxed, acquire, release, acq_rel, seq_cst };
 /// more; it registers itself by address, so it lives where make() put it.
 class SyncObject : public Describable {
  public:
-  explicit SyncObject(std::string name);
+  explicit SyncObject(std::string_view name);
   std::string describe() const override { return ""; }
   ObjectId id() const noexcept { return id_; }
   const std::string& name() const;
@@ -75,7 +76,7 @@ class SyncObject : public Describable {
 template <class T>
 class Atomic : public SyncObject {
  public:
-  Atomic(std::string name, T init = T{}) : SyncObject(std::move(name)), value_(init) {}
+  Atomic(std::string_view name, T init = T{}) : SyncObject(name), value_(init) {}
 
   T load(Order o = Order::seq_cst, std::source_location loc = std::source_location::current()) {
     visible("load", false, loc);
@@ -157,7 +158,7 @@ class Atomic : public SyncObject {
 /// A mutex: lock blocks while held; unlock releases.
 class Mutex : public SyncObject {
  public:
-  explicit Mutex(std::string name) : SyncObject(std::move(name)) {}
+  explicit Mutex(std::string_view name) : SyncObject(name) {}
   void lock(std::source_location loc = std::source_location::current());
   void unlock(std::source_location loc = std::source_location::current());
   bool try_lock(std::source_location loc = std::source_location::current());
@@ -172,7 +173,7 @@ class Mutex : public SyncObject {
 /// A counting semaphore: wait blocks until the count is positive.
 class Semaphore : public SyncObject {
  public:
-  Semaphore(std::string name, std::uint32_t count) : SyncObject(std::move(name)), count_(count) {}
+  Semaphore(std::string_view name, std::uint32_t count) : SyncObject(name), count_(count) {}
   void wait(std::source_location loc = std::source_location::current());
   void signal(std::uint32_t n = 1, std::source_location loc = std::source_location::current());
   std::uint32_t count() const noexcept { return count_; }
@@ -212,7 +213,7 @@ class ArrivalLedger {
 /// A reusable barrier for `parties` threads (arrive, then wait for the phase).
 class Barrier : public SyncObject {
  public:
-  Barrier(std::string name, std::uint32_t parties);
+  Barrier(std::string_view name, std::uint32_t parties);
   void arrive_and_wait(std::source_location loc = std::source_location::current());
   /// "phase P, K of N arrived".
   std::string describe() const override;
