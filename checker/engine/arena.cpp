@@ -9,7 +9,7 @@ void* Arena::do_allocate(std::size_t bytes, std::size_t align) {
   for (; current_ < blocks_.size(); ++current_, used_ = 0) {
     Block& b = blocks_[current_];
     auto base = reinterpret_cast<std::uintptr_t>(b.mem.get());
-    std::uintptr_t at = (base + used_ + align - 1) / align * align;
+    std::uintptr_t at = (base + used_ + align - 1) & ~(align - 1);  // a power of two
     if (at + bytes <= base + b.size) {
       used_ = at + bytes - base;
       return reinterpret_cast<void*>(at);

@@ -1,6 +1,7 @@
 // A bump allocator for the objects one execution's model makes.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <memory_resource>
 #include <vector>
@@ -17,6 +18,20 @@ class Arena final : public std::pmr::memory_resource {
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
+  /// `bytes` at alignment `align` (a power of two): a bump in the current
+  /// block, inline, when it has room; else do_allocate.
+  void* bump(std::size_t bytes, std::size_t align) {
+    if (current_ < blocks_.size()) {
+      const Block& b = blocks_[current_];
+      const auto base = reinterpret_cast<std::uintptr_t>(b.mem.get());
+      const std::uintptr_t at = (base + used_ + align - 1) & ~(align - 1);
+      if (at + bytes <= base + b.size) {
+        used_ = at + bytes - base;
+        return reinterpret_cast<void*>(at);
+      }
+    }
+    return do_allocate(bytes, align);
+  }
   /// Forgets every allocation; the blocks are reused in the same order.
   void rewind() noexcept {
     current_ = 0;

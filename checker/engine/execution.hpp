@@ -119,7 +119,7 @@ class Execution {
   T& make(A&&... args) {
     // Room first, so that a constructed object is always recorded for destruction.
     if (owned_.size() == owned_.capacity()) owned_.reserve(std::max<std::size_t>(16, 2 * owned_.size()));
-    T* obj = ::new (arena_->allocate(sizeof(T), alignof(T))) T(std::forward<A>(args)...);
+    T* obj = ::new (arena_->bump(sizeof(T), alignof(T))) T(std::forward<A>(args)...);
     owned_.push_back(Owned{obj, [](void* p) noexcept { static_cast<T*>(p)->~T(); }});
     return *obj;
   }
