@@ -39,7 +39,7 @@ void VectorClock::assign_slow(const VectorClock& other) {
 void VectorClock::steal(VectorClock& other) noexcept {
   if (other.heap_.empty()) {
     heap_.clear();
-    std::copy(other.inline_, other.inline_ + kInline, inline_);
+    std::memcpy(inline_, other.inline_, sizeof inline_);  // fixed size: no call
   } else {
     heap_ = std::move(other.heap_);
     other.heap_.clear();
