@@ -53,9 +53,9 @@ inline Access touches(const Region& r, bool write) {
 inline Access touches(const SyncObject& o, bool write) { return Access{o.id(), 0, 1, write}; }
 
 /// Issues an async agent with the given phases, on behalf of the running thread.
-inline AgentId issue(std::string name, std::vector<Phase> phases,
+inline AgentId issue(std::string_view name, std::vector<Phase> phases,
                      std::source_location loc = std::source_location::current()) {
-  return Execution::current().issue(std::move(name), std::move(phases), loc);
+  return Execution::current().issue(name, std::move(phases), loc);
 }
 
 /// Records part of the final state (compared across executions by tests).

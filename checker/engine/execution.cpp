@@ -172,27 +172,34 @@ std::string Execution::renamed(std::string_view name) const {
   }
 }
 
-namespace {
-void check_new_agent(std::size_t agents, std::string_view name) {
+std::size_t Execution::claim_name(std::string_view& name, std::string& storage) const {
   // An empty name would read back from a schedule file as a data choice.
   if (name.empty()) throw ModelError("every thread and async agent needs a non-empty name");
-  if (agents >= kMaxAgents)
+  if (agents_.size() >= kMaxAgents)
     throw ModelError(fmt::format("cannot create agent {}: an execution may have at most {} "
                                  "threads and async agents",
                                  name, kMaxAgents));
+  const std::size_t hash = name_hash(name);
+  if (!name_taken(name, hash)) return hash;
+  storage = renamed(name);
+  name = storage;
+  return name_hash(name);
 }
-}  // namespace
+
+void Execution::adopt(Agent& child) {
+  Agent& parent = effect_agent();
+  child.clock = parent.clock;
+  child.commit = parent.commit;
+  child.clock.set(child.id, 1);
+  // (-1 also for a thread's prologue before the trace's first event.)
+  child.created_by = running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
+  if (running_) running_->clock.tick(running_->id);
+}
 
 AgentId Execution::spawn(std::string_view name, std::function<void()>&& body) {
-  check_new_agent(agents_.size(), name);
-  AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  std::size_t hash = name_hash(name);
-  std::string unique;  // the name with a "#k" suffix, when it is taken
-  if (name_taken(name, hash)) {
-    unique = renamed(name);
-    name = unique;
-    hash = name_hash(name);
-  }
+  std::string storage;  // the name with a "#k" suffix, when it is taken
+  const std::size_t hash = claim_name(name, storage);
+  const AgentId id{static_cast<std::uint32_t>(agents_.size())};
   std::unique_ptr<ThreadAgent> t;
   if (t_spare_threads.empty()) {
     t = std::make_unique<ThreadAgent>(id, std::string(name), std::move(body));
@@ -204,31 +211,19 @@ AgentId Execution::spawn(std::string_view name, std::function<void()>&& body) {
   t->execution = this;
   t->fiber = pool_.take_fiber();
   t->fiber->start(&Execution::thread_main, t.get());
-  Agent& parent = running_ ? *running_ : host_;
-  t->clock = parent.clock;
-  t->commit = parent.commit;
-  t->clock.set(id, 1);
-  t->created_by = trace_.empty() || running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
-  if (running_) running_->clock.tick(running_->id);
+  adopt(*t);
   add_agent(std::move(t), hash);
   return id;
 }
 
-AgentId Execution::issue(std::string name, std::vector<Phase> phases, std::source_location loc) {
-  check_new_agent(agents_.size(), name);
-  AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  std::size_t hash = name_hash(name);
-  if (name_taken(name, hash)) {
-    name = renamed(name);
-    hash = name_hash(name);
-  }
-  Agent& parent = running_ ? *running_ : host_;
-  auto a = std::make_unique<AsyncAgent>(id, std::move(name), parent.id, std::move(phases), loc);
-  a->clock = parent.clock;
-  a->commit = parent.commit;
-  a->clock.set(id, 1);
-  a->created_by = running_ == nullptr ? -1 : static_cast<int>(trace_.size()) - 1;
-  if (running_) running_->clock.tick(running_->id);
+AgentId Execution::issue(std::string_view name, std::vector<Phase> phases,
+                         std::source_location loc) {
+  std::string storage;
+  const std::size_t hash = claim_name(name, storage);
+  const AgentId id{static_cast<std::uint32_t>(agents_.size())};
+  const AgentId issuer = running_ ? running_->id : host_.id;
+  auto a = std::make_unique<AsyncAgent>(id, std::string(name), issuer, std::move(phases), loc);
+  adopt(*a);
   add_agent(std::move(a), hash);
   return id;
 }

@@ -90,7 +90,7 @@ class Execution {
   /// Creates a thread; it starts (happens-after the creator) at the next step.
   AgentId spawn(std::string_view name, std::function<void()>&& body);
   /// Creates an async agent issued by the current agent (or the host in setup).
-  AgentId issue(std::string name, std::vector<Phase> phases, std::source_location loc);
+  AgentId issue(std::string_view name, std::vector<Phase> phases, std::source_location loc);
   /// Runs every remaining phase of async agent `id` now, inside the running
   /// step, as that agent (a copy whose effect happens at issue, as an eager
   /// DMA's does): its accesses and releases stay its own, so the issuer's
@@ -245,6 +245,13 @@ class Execution {
   [[noreturn]] static void no_current_execution();
   /// Entry of every thread's fiber: runs the ThreadAgent `agent`'s body.
   static void thread_main(void* agent);
+  /// Checks that `name` may name a new agent (non-empty, room left) and,
+  /// when an agent has it, gives it a "#k" suffix, kept in `storage` and
+  /// viewed by `name`. Returns the final name's hash (ModelError if refused).
+  std::size_t claim_name(std::string_view& name, std::string& storage) const;
+  /// Gives new agent `child` its creator's clocks (the host's in setup), its
+  /// own first entry and its creating event; the creator's clock ticks.
+  void adopt(Agent& child);
   /// True when an agent is named `name`, whose name_hash is `hash`.
   bool name_taken(std::string_view name, std::size_t hash) const;
   /// `name#k` with the smallest k >= 2 that no agent has yet.
@@ -327,6 +334,13 @@ class Execution {
   void report_step_limit();
   void run_exit_checks();
   void record_event(Agent& a);
+  /// The agent a clock effect applies to: the running one, or the host in setup.
+  Agent& effect_agent() noexcept { return running_ != nullptr ? *running_ : host_; }
+  /// After `a` released or fenced: its later accesses are not covered. The
+  /// host (setup) has no clock entry of its own: its writes are initial contents.
+  void tick_after(Agent& a) {
+    if (&a != &host_) a.clock.tick(a.id);
+  }
   /// The running agent when the clock effects on `s` take the common case
   /// (an agent's step, clocks inline, no commit clock set); else nullptr.
   [[gnu::always_inline]] inline Agent* plain_clocks(const SyncClock& s) const noexcept;

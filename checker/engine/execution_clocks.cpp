@@ -24,7 +24,7 @@ void Execution::acquire(const SyncClock& s) {
 }
 
 void Execution::acquire_slow(const SyncClock& s) {
-  Agent& a = running_ ? *running_ : host_;
+  Agent& a = effect_agent();
   a.clock.join(s.clock);
   a.commit.join(s.commit);
 }
@@ -39,12 +39,10 @@ void Execution::release(SyncClock& s) {
 }
 
 void Execution::release_slow(SyncClock& s) {
-  Agent& a = running_ ? *running_ : host_;
+  Agent& a = effect_agent();
   s.clock.join(a.clock);
   s.commit.join(a.commit);
-  // Later accesses are not covered by this release. The host (setup) has no
-  // clock entry of its own: its writes are initial contents.
-  if (&a != &host_) a.clock.tick(a.id);
+  tick_after(a);
 }
 
 void Execution::acquire_release(SyncClock& s) {
@@ -57,39 +55,39 @@ void Execution::acquire_release(SyncClock& s) {
 }
 
 void Execution::acquire_release_slow(SyncClock& s) {
-  Agent& a = running_ ? *running_ : host_;
+  Agent& a = effect_agent();
   // The agent's clock covers s's after the acquire: the release's join is a copy.
   a.clock.join_both(s.clock);
   a.commit.join(s.commit);
   s.commit.join(a.commit);
-  if (&a != &host_) a.clock.tick(a.id);
+  tick_after(a);
 }
 
 void Execution::proxy_fence() {
-  Agent& a = running_ ? *running_ : host_;
+  Agent& a = effect_agent();
   a.commit.fence_all(a.clock);
-  if (&a != &host_) a.clock.tick(a.id);
+  tick_after(a);
 }
 
 void Execution::proxy_fence(Proxy p) {
   if (p == Proxy::generic) return;  // the generic proxy needs no fence
-  Agent& a = running_ ? *running_ : host_;
+  Agent& a = effect_agent();
   a.commit[p] = a.clock;
-  if (&a != &host_) a.clock.tick(a.id);
+  tick_after(a);
 }
 
 void Execution::proxy_release(Proxy p) {
   if (p == Proxy::generic) return;
-  Agent& a = running_ ? *running_ : host_;
+  Agent& a = effect_agent();
   a.commit.released_to(p) = a.clock;
-  if (&a != &host_) a.clock.tick(a.id);
+  tick_after(a);
 }
 
 void Execution::proxy_acquire(Proxy p) {
   if (p == Proxy::generic) return;
-  Agent& a = running_ ? *running_ : host_;
+  Agent& a = effect_agent();
   a.commit[p].join(a.commit.released_to(p));
-  if (&a != &host_) a.clock.tick(a.id);
+  tick_after(a);
 }
 
 }  // namespace heddle
