@@ -8,8 +8,12 @@ ThreadAgent::ThreadAgent(AgentId id_, std::string name_, std::function<void()> b
     : Agent(Kind::thread, id_, std::move(name_)), body(std::move(body_)) {}
 
 void ThreadAgent::reset(AgentId id_, std::string_view name_, std::function<void()>&& body_) {
-  id = id_;
   name.assign(name_);  // into the recycled agent's storage
+  reset(id_, std::move(body_));
+}
+
+void ThreadAgent::reset(AgentId id_, std::function<void()>&& body_) {
+  id = id_;
   finished = false;
   created_by = -1;
   events = 0;

@@ -57,6 +57,8 @@ struct ThreadAgent final : Agent {
   /// Makes a recycled agent a fresh, unstarted thread `name_` running `body_`;
   /// the caller sets its clocks, creator, execution and fiber.
   void reset(AgentId id_, std::string_view name_, std::function<void()>&& body_);
+  /// reset() keeping the agent's name.
+  void reset(AgentId id_, std::function<void()>&& body_);
 
   std::function<void()> body;   // the model's thread body
   Execution* execution = nullptr;  // the execution it runs in

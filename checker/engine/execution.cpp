@@ -13,10 +13,9 @@
 
 namespace heddle {
 namespace {
-// Thread agents and arenas of finished executions on this OS thread, for
-// the next ones: an execution's agents and model objects then cost no heap
-// allocation. (Nested executions each take their own.)
-thread_local std::vector<std::unique_ptr<ThreadAgent>> t_spare_threads;
+// Arenas of finished executions on this OS thread, for the next ones: an
+// execution's model objects then cost no heap allocation. (Nested
+// executions each take their own.)
 thread_local std::vector<std::unique_ptr<Arena>> t_spare_arenas;
 
 // FNV-1a: agent names are a few bytes, where it beats std::hash.
@@ -52,7 +51,7 @@ Execution::Execution(ExecutionLimits limits, StackPool& pool) : limits_(limits),
   agents_ = std::move(spare.agents);
   ready_ = std::move(spare.ready);
   name_hash_ = std::move(spare.name_hash);
-  object_names_ = std::move(spare.object_names);
+  setup_names_ = SetupNames(std::move(spare.object_names));
   object_creators_ = std::move(spare.object_creators);
   described_ = std::move(spare.described);
   owned_ = std::move(spare.owned);
@@ -76,6 +75,7 @@ void Execution::take_arena() {
 
 Execution::~Execution() {
   tear_down();
+  release_kept_threads();
   give_back_vectors();
   detail::current_execution = previous_;
 }
@@ -83,6 +83,7 @@ Execution::~Execution() {
 void Execution::renew() {
   tear_down();
   take_arena();
+  setup_names_.renew();
   // Every other member as the constructor leaves it (previous_ stays).
   strategy_ = nullptr;
   scan_size_ = SIZE_MAX;
@@ -110,15 +111,19 @@ void Execution::renew() {
 
 void Execution::tear_down() noexcept {
   // While this execution is still current (model destructors may touch it):
-  // unwind the fibers stopped inside a body and park the idle ones in the
-  // pool, then destroy the thread bodies, the agents and the model objects.
-  for (auto& a : agents_)
-    if (a->kind == Agent::Kind::thread) pool_.give_back(std::move(static_cast<ThreadAgent&>(*a).fiber));
-  for (auto& a : agents_)
-    if (a->kind == Agent::Kind::thread) static_cast<ThreadAgent&>(*a).body = nullptr;
+  // unwind the fibers stopped inside a body (the idle ones stay with their
+  // agents), then destroy the thread bodies, the agents and the model objects.
   for (auto& a : agents_)
     if (a->kind == Agent::Kind::thread)
-      t_spare_threads.emplace_back(static_cast<ThreadAgent*>(a.release()));
+      if (auto& t = static_cast<ThreadAgent&>(*a); !t.fiber->idle()) pool_.give_back(std::move(t.fiber));
+  for (auto& a : agents_)
+    if (a->kind == Agent::Kind::thread) static_cast<ThreadAgent&>(*a).body = nullptr;
+  if (kept_threads_.size() < agents_.size()) kept_threads_.resize(agents_.size());
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    if (agents_[i]->kind != Agent::Kind::thread) continue;
+    // (A place whose kept agent this execution did not take has an async agent now.)
+    kept_threads_[i].reset(static_cast<ThreadAgent*>(agents_[i].release()));
+  }
   agents_.clear();
   for (const Owned& o : owned_) o.destroy(o.object);
   owned_.clear();
@@ -126,8 +131,6 @@ void Execution::tear_down() noexcept {
   t_spare_arenas.emplace_back(arena_);
   arena_ = nullptr;
   ready_.clear();
-  name_hash_.clear();
-  object_names_.clear();
   object_creators_.clear();
   described_.clear();
   enabled_.clear();
@@ -141,7 +144,7 @@ void Execution::give_back_vectors() noexcept {
   spare.agents = std::move(agents_);
   spare.ready = std::move(ready_);
   spare.name_hash = std::move(name_hash_);
-  spare.object_names = std::move(object_names_);
+  spare.object_names = std::move(setup_names_).release();
   spare.object_creators = std::move(object_creators_);
   spare.described = std::move(described_);
   spare.owned = std::move(owned_);
@@ -197,19 +200,19 @@ void Execution::adopt(Agent& child) {
 }
 
 AgentId Execution::spawn(std::string_view name, std::function<void()>&& body) {
-  std::string storage;  // the name with a "#k" suffix, when it is taken
-  const std::size_t hash = claim_name(name, storage);
   const AgentId id{static_cast<std::uint32_t>(agents_.size())};
-  std::unique_ptr<ThreadAgent> t;
-  if (t_spare_threads.empty()) {
-    t = std::make_unique<ThreadAgent>(id, std::string(name), std::move(body));
+  std::unique_ptr<ThreadAgent> t = take_repeated(id, name);
+  std::size_t hash;
+  if (t) {
+    hash = name_hash_[index(id)];
+    t->reset(id, std::move(body));
   } else {
-    t = std::move(t_spare_threads.back());
-    t_spare_threads.pop_back();
-    t->reset(id, name, std::move(body));
+    std::string storage;  // the name with a "#k" suffix, when it is taken
+    hash = claim_name(name, storage);
+    t = take_thread(id, name, std::move(body));
   }
   t->execution = this;
-  t->fiber = pool_.take_fiber();
+  if (!t->fiber) t->fiber = pool_.take_fiber();
   t->fiber->start(&Execution::thread_main, t.get());
   adopt(*t);
   add_agent(std::move(t), hash);
@@ -220,6 +223,7 @@ AgentId Execution::issue(std::string_view name, std::vector<Phase> phases,
                          std::source_location loc) {
   std::string storage;
   const std::size_t hash = claim_name(name, storage);
+  setup_names_.differ();  // (async agents are not kept)
   const AgentId id{static_cast<std::uint32_t>(agents_.size())};
   const AgentId issuer = running_ ? running_->id : host_.id;
   auto a = std::make_unique<AsyncAgent>(id, std::string(name), issuer, std::move(phases), loc);
@@ -236,7 +240,11 @@ void Execution::set_wait_hint(AgentId copy, WaitHint hint) {
 }
 
 void Execution::add_agent(std::unique_ptr<Agent> a, std::size_t hash) {
-  name_hash_.push_back(hash);
+  // (Kept from earlier executions beyond agents_: overwritten in place.)
+  if (const std::size_t i = agents_.size(); i < name_hash_.size())
+    name_hash_[i] = hash;
+  else
+    name_hash_.push_back(hash);
   // A thread has nothing pending until it starts; an async agent's phase
   // may have a condition.
   ready_.push_back(a->kind == Agent::Kind::thread || a->finished ? kIdle : kAsk);
@@ -253,9 +261,8 @@ std::vector<std::pair<std::string, std::string>> Execution::object_states() cons
 }
 
 ObjectId Execution::add_object(std::string_view name) {
-  object_names_.emplace_back(name);
   object_creators_.push_back(running_ != nullptr ? index(running_->id) : kNoCreator);
-  return ObjectId{static_cast<std::uint32_t>(object_names_.size() - 1)};
+  return ObjectId{setup_names_.add_object(name)};
 }
 
 void Execution::visible(PendingOp op) {

@@ -16,6 +16,7 @@
 #include "checker/engine/arena.hpp"
 #include "checker/engine/bug.hpp"
 #include "checker/engine/describe.hpp"
+#include "checker/engine/setup_names.hpp"
 #include "checker/engine/sync.hpp"
 
 namespace heddle {
@@ -101,7 +102,7 @@ class Execution {
   void set_wait_hint(AgentId copy, WaitHint hint);
   /// Registers a named object (sync object or region) and returns its id.
   ObjectId add_object(std::string_view name);
-  const std::string& object_name(ObjectId id) const { return object_names_[index(id)]; }
+  const std::string& object_name(ObjectId id) const { return setup_names_[index(id)]; }
   /// Registers object `id`'s state words (replay --steps); `d` lives as long
   /// as the execution (objects made with make() do).
   void add_described(ObjectId id, const Describable* d) { described_.emplace_back(id, d); }
@@ -109,7 +110,7 @@ class Execution {
   /// registration order; objects with nothing to say are left out.
   std::vector<std::pair<std::string, std::string>> object_states() const;
   /// Number of objects registered so far.
-  std::size_t object_count() const noexcept { return object_names_.size(); }
+  std::size_t object_count() const noexcept { return setup_names_.size(); }
   /// The agent that registered object `id` (kNoCreator: setup or exit checks).
   std::uint32_t object_creator(ObjectId id) const { return object_creators_[index(id)]; }
   static constexpr std::uint32_t kNoCreator = 0xffffffffu;
@@ -258,6 +259,17 @@ class Execution {
   std::string renamed(std::string_view name) const;
   /// Appends `a` to the agents, with its name's `hash` and scan state.
   void add_agent(std::unique_ptr<Agent> a, std::size_t hash);
+  /// The thread agent kept at `id`'s place, when every agent and object
+  /// so far repeats the execution before's and so does `name`: its name is
+  /// free, its hash kept (nullptr otherwise).
+  std::unique_ptr<ThreadAgent> take_repeated(AgentId id, std::string_view name);
+  /// A thread agent for spawn to reset: the one kept at `id`'s place, a
+  /// spare one of this OS thread, or a new one.
+  std::unique_ptr<ThreadAgent> take_thread(AgentId id, std::string_view name,
+                                           std::function<void()>&& body);
+  /// Hands the kept thread agents' fibers to the pool and the agents to
+  /// this OS thread's spares (destructor).
+  void release_kept_threads() noexcept;
   void start_new_threads();
   void run_thread_body(ThreadAgent& t, const std::function<void()>& body);
   void run_thread_step(ThreadAgent& t);
@@ -309,6 +321,12 @@ class Execution {
   /// check_setup_determinism's shortcut: the same model, choices and names
   /// as the setup this OS thread checked last.
   bool same_setup_as_last(std::uint64_t model) const;
+  /// check_setup_determinism's shortcut in a renewed execution: the setup
+  /// of the execution before was accepted, and this one repeats it, name
+  /// for name, under the same model and choices.
+  bool repeats_accepted_setup(std::uint64_t model) const;
+  /// Records that the check accepted this execution's setup (SetupNames::accepted).
+  void accept_setup(std::uint64_t model);
   /// Records the exception `error` that escaped model code run by `who`.
   void fail_escape(std::exception_ptr error, const std::string& who, const std::string& context);
   /// Records fault `why` of model code run by `who`.
@@ -377,8 +395,13 @@ class Execution {
   bool has_picked_ = false;
   AgentId picked_{};
   std::exception_ptr pick_error_;
-  std::vector<std::size_t> name_hash_;  // hash of each agent's name (name_taken's filter)
-  std::vector<std::string> object_names_;
+  // Hash of each agent's name (name_taken's filter); kept for a renewed
+  // execution's agents of the same place and name.
+  std::vector<std::size_t> name_hash_;
+  SetupNames setup_names_;  // the objects' names, kept when renewed
+  // Per place in agents_, the thread agent there when this execution was
+  // renewed, with its idle fiber: the renewed one's spawn at that place takes it.
+  std::vector<std::unique_ptr<ThreadAgent>> kept_threads_;
   std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator
   std::vector<std::pair<ObjectId, const Describable*>> described_;  // see add_described
   // An object made by make(): destroyed, in creation order, when the
@@ -404,8 +427,9 @@ class Execution {
   static thread_local Spare spare_;
   /// Hands this execution's emptied vectors to spare_, for the next one (destructor).
   void give_back_vectors() noexcept;
-  /// Destroys the agents and model objects, parks the fibers, returns the
-  /// arena and empties the vectors (their capacity stays).
+  /// Destroys the async agents and model objects, keeps the thread agents
+  /// (kept_threads_) with their idle fibers, returns the arena and empties
+  /// the vectors (their capacity stays).
   void tear_down() noexcept;
   /// Takes the arena the execution before last used (a new one at first).
   void take_arena();

@@ -12,6 +12,48 @@
 
 namespace heddle {
 
+namespace {
+// Thread agents of destroyed executions on this OS thread, for the next
+// ones: their agents cost no heap allocation. (A renewed execution keeps
+// its own: Execution::kept_threads_.)
+thread_local std::vector<std::unique_ptr<ThreadAgent>> t_spare_threads;
+}  // namespace
+
+std::unique_ptr<ThreadAgent> Execution::take_repeated(AgentId id, std::string_view name) {
+  // Every name so far is the execution before's at its place, and so is
+  // `name`: it was free there, so it is free here.
+  const std::size_t i = index(id);
+  if (!setup_names_.repeats() || i >= kept_threads_.size() || !kept_threads_[i] ||
+      kept_threads_[i]->name != name)
+    return nullptr;
+  return std::move(kept_threads_[i]);
+}
+
+std::unique_ptr<ThreadAgent> Execution::take_thread(AgentId id, std::string_view name,
+                                                    std::function<void()>&& body) {
+  setup_names_.differ();
+  std::unique_ptr<ThreadAgent> t;
+  if (const std::size_t i = index(id); i < kept_threads_.size() && kept_threads_[i]) {
+    t = std::move(kept_threads_[i]);
+  } else if (!t_spare_threads.empty()) {
+    t = std::move(t_spare_threads.back());
+    t_spare_threads.pop_back();
+  } else {
+    return std::make_unique<ThreadAgent>(id, std::string(name), std::move(body));
+  }
+  t->reset(id, name, std::move(body));
+  return t;
+}
+
+void Execution::release_kept_threads() noexcept {
+  for (auto& t : kept_threads_) {
+    if (!t) continue;
+    pool_.give_back(std::move(t->fiber));
+    t_spare_threads.push_back(std::move(t));
+  }
+  kept_threads_.clear();
+}
+
 std::string Execution::last_op_text(const ThreadAgent& t) const {
   if (t.events == 0) return "before its first visible operation";
   return fmt::format("after {} at {}", describe(t.op.name, t.op.object, t.op.has_object),

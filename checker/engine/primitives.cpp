@@ -10,9 +10,9 @@
 
 namespace heddle {
 
-SyncObject::SyncObject(std::string_view name)
-    : id_(Execution::current().add_object(name)), serial_(Execution::current().serial()) {
-  Execution::current().add_described(id_, this);
+SyncObject::SyncObject(Execution& ex, std::string_view name)
+    : id_(ex.add_object(name)), serial_(ex.serial()) {
+  ex.add_described(id_, this);
 }
 std::string Mutex::describe() const {
   return owner_ != nullptr ? "held by " + owner_->name : std::string("free");

@@ -23,7 +23,7 @@ enum class Order { relaxed, acquire, release, acq_rel, seq_cst };
 /// more; it registers itself by address, so it lives where make() put it.
 class SyncObject : public Describable {
  public:
-  explicit SyncObject(std::string_view name);
+  explicit SyncObject(std::string_view name) : SyncObject(Execution::current(), name) {}
   std::string describe() const override { return ""; }
   ObjectId id() const noexcept { return id_; }
   const std::string& name() const;
@@ -50,6 +50,8 @@ class SyncObject : public Describable {
   SyncClock sync_;
 
  private:
+  /// Registers the object with `ex` (one lookup of the current execution).
+  SyncObject(Execution& ex, std::string_view name);
   void publish(Execution& ex, const char* op, const Access& a, std::source_location loc,
                EnabledRef enabled) {
     PendingOp* p = ex.pending_slot();
