@@ -76,6 +76,7 @@ void Execution::take_arena() {
 Execution::~Execution() {
   tear_down();
   release_kept_threads();
+  pool_.give_back(std::move(host_fiber_));
   give_back_vectors();
   detail::current_execution = previous_;
 }

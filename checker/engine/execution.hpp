@@ -402,6 +402,7 @@ class Execution {
   // Per place in agents_, the thread agent there when this execution was
   // renewed, with its idle fiber: the renewed one's spawn at that place takes it.
   std::vector<std::unique_ptr<ThreadAgent>> kept_threads_;
+  std::unique_ptr<Fiber> host_fiber_;  // run_host's idle fiber, kept when renewed
   std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator
   std::vector<std::pair<ObjectId, const Describable*>> described_;  // see add_described
   // An object made by make(): destroyed, in creation order, when the

@@ -56,12 +56,16 @@ bool Execution::run_host(const std::function<void()>& fn, const char* who,
 
 bool Execution::run_host(const std::function<void()>& fn, HostName name) {
   HostCall call{&fn, nullptr};
-  std::unique_ptr<Fiber> fiber = pool_.take_fiber();
+  // (Host work inside host work, as an exit check's, takes another fiber.)
+  std::unique_ptr<Fiber> fiber = host_fiber_ ? std::move(host_fiber_) : pool_.take_fiber();
   fiber->start(&host_main, &call);
   watchdog_enter_step();
   FiberFault why = fiber->resume();
   watchdog_leave_step();
-  pool_.give_back(std::move(fiber));  // a faulted fiber is abandoned, not parked
+  if (fiber->idle() && !host_fiber_)
+    host_fiber_ = std::move(fiber);
+  else
+    pool_.give_back(std::move(fiber));  // a faulted fiber is abandoned, not parked
   if (why != FiberFault::none) {
     auto [who, context] = name.make(name.arg);
     fail_fault(why, who, context);

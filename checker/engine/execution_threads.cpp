@@ -24,7 +24,7 @@ std::unique_ptr<ThreadAgent> Execution::take_repeated(AgentId id, std::string_vi
   // `name`: it was free there, so it is free here.
   const std::size_t i = index(id);
   if (!setup_names_.repeats() || i >= kept_threads_.size() || !kept_threads_[i] ||
-      kept_threads_[i]->name != name)
+      !same_name(kept_threads_[i]->name, name))
     return nullptr;
   return std::move(kept_threads_[i]);
 }
@@ -115,9 +115,11 @@ Fiber* Execution::pick_here(ThreadAgent& t) {
   // every thread started, no bug, the scan's shortcut (scan_enabled) holds
   // with `t` ready again, no step limit or deadline check due, and room on
   // this stack for the strategy's frames.
+  // (`t` first: with last_ran_ == me and ready_[me] == kReady, the
+  // shortcut's test of ready_[last_ran_] needs no second load.)
   const std::size_t me = index(t.id);
-  if (started_ != agents_.size() || bug_ || !scan_shortcut() || last_ran_ != me ||
-      ready_[me] != kReady || step_ >= limits_.max_steps ||
+  if (last_ran_ != me || ready_[me] != kReady || started_ != agents_.size() || bug_ ||
+      !scan_shortcut() || step_ >= limits_.max_steps ||
       ((step_ + 1) & 1023) == 0 || step_watchdog_fired() ||
       t.fiber->headroom() < kPickHeadroom)
     return nullptr;

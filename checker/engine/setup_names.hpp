@@ -12,6 +12,16 @@
 
 namespace heddle {
 
+/// a == b, short names compared inline: most names are a few bytes, fewer
+/// than a call to memcmp costs.
+inline bool same_name(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  if (a.size() > 16) return a == b;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 /// Object names of one execution, kept for the next (Execution::renew), and
 /// whether every name so far repeats the execution before's at its place.
 class SetupNames {
@@ -35,7 +45,7 @@ class SetupNames {
     if (i == names_.size()) {
       names_.emplace_back(name);
       differs_ = true;
-    } else if (names_[i] != name) {
+    } else if (!same_name(names_[i], name)) {
       names_[i].assign(name);
       differs_ = true;
     }
