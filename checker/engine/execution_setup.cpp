@@ -44,15 +44,27 @@ bool name_matches(const char*& p, const char* end, const std::string& n) {
   p += len + 1;
   return true;
 }
+
+// True when `values` are the values of `choices`, in order.
+bool same_choices(const std::vector<std::uint32_t>& values, const std::vector<DataChoice>& choices) {
+  if (values.size() != choices.size()) return false;
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (values[k] != choices[k].value) return false;
+  return true;
+}
+
+// Sets `values` to the values of `choices` (no allocation when there are none).
+void set_choice_values(std::vector<std::uint32_t>& values, const std::vector<DataChoice>& choices) {
+  values.clear();
+  for (const auto& c : choices) values.push_back(c.value);
+}
 }  // namespace
 
 bool Execution::same_setup_as_last(std::uint64_t model) const {
   const SetupMap::iterator last = t_last;  // (one TLS access each)
-  if (last == t_setups.end() || last->first.first != model) return false;
-  const std::vector<std::uint32_t>& choices = last->first.second;
-  if (choices.size() != choices_.size()) return false;
-  for (std::size_t k = 0; k < choices.size(); ++k)
-    if (choices[k] != choices_[k].value) return false;
+  if (last == t_setups.end() || last->first.first != model ||
+      !same_choices(last->first.second, choices_))
+    return false;
   const std::string& names = last->second.names;
   const char* p = names.data();
   const char* end = p + names.size();
@@ -70,12 +82,9 @@ bool Execution::repeats_accepted_setup(std::uint64_t model) const {
   // setup under the same key, against this OS thread's record as it is.
   const SetupNames::Accepted& a = setup_names_.accepted;
   if (!a.last || !setup_names_.repeats() || a.model != model || a.generation != t_generation ||
-      a.objects != setup_names_.size() || a.agents != agents_.size() ||
-      a.choices.size() != choices_.size())
+      a.objects != setup_names_.size() || a.agents != agents_.size())
     return false;
-  for (std::size_t k = 0; k < choices_.size(); ++k)
-    if (a.choices[k] != choices_[k].value) return false;
-  return true;
+  return same_choices(a.choices, choices_);
 }
 
 void Execution::accept_setup(std::uint64_t model) {
@@ -85,8 +94,7 @@ void Execution::accept_setup(std::uint64_t model) {
   a.generation = t_generation;
   a.objects = setup_names_.size();
   a.agents = agents_.size();
-  a.choices.clear();
-  for (const auto& c : choices_) a.choices.push_back(c.value);
+  set_choice_values(a.choices, choices_);
 }
 
 void Execution::check_setup_determinism(std::uint64_t model) {
@@ -100,8 +108,8 @@ void Execution::check_setup_determinism(std::uint64_t model) {
     accept_setup(model);
     return;
   }
-  std::vector<std::uint32_t> choices;  // no allocation when setup makes no choice
-  for (const auto& c : choices_) choices.push_back(c.value);
+  std::vector<std::uint32_t> choices;
+  set_choice_values(choices, choices_);
   std::string& names = t_names;
   names.clear();
   for (std::size_t i = 0; i < setup_names_.size(); ++i)
