@@ -16,6 +16,7 @@
 #include "checker/engine/arena.hpp"
 #include "checker/engine/bug.hpp"
 #include "checker/engine/describe.hpp"
+#include "checker/engine/execution_types.hpp"
 #include "checker/engine/setup_names.hpp"
 #include "checker/engine/sync.hpp"
 
@@ -28,45 +29,6 @@ namespace detail {
 /// The execution being built or run on this OS thread (see Execution::current).
 inline thread_local Execution* current_execution = nullptr;
 }  // namespace detail
-
-/// One executed step of the trace. Events are plain data for strategies.
-struct Event {
-  AgentId agent{};
-  const char* op = "";
-  ObjectId object{};
-  bool has_object = false;
-  std::source_location loc;
-  Footprint footprint;
-  std::int32_t created_by = -1;  // for an agent's first event: the creating event
-  std::uint32_t agent_event = 0; // index of this event among its agent's events
-};
-
-/// A data choice made by the model (heddle::choose) during a step.
-struct DataChoice {
-  std::uint32_t step = 0;    // step during which it was made (0: setup)
-  std::uint32_t value = 0;
-  std::uint32_t range = 0;   // the value was in [0, range)
-};
-
-/// Limits that apply to one execution.
-struct ExecutionLimits {
-  std::uint32_t max_steps = 100000;   // beyond: livelock / unbounded loop
-  double step_timeout = 10.0;          // seconds one fiber step may run
-  bool finish_after_bug = false;       // run on to the end after the first bug (keeping it)
-  /// The run's wall-clock deadline (epoch: none); an execution still
-  /// running past it is abandoned, so one long execution cannot outlive
-  /// --time-limit.
-  std::chrono::steady_clock::time_point deadline{};
-};
-
-/// Most agents (threads and async agents) one execution may create.
-inline constexpr std::size_t kMaxAgents = 1u << 16;
-
-/// How an execution ended. `abandoned`: the strategy gave it up (pick
-/// returned kAbandon); it has no final state and is not counted as explored.
-/// How an execution ended. discarded: a thread's assume() failed and nothing
-/// else could run (not an execution of the model; counted apart).
-enum class Ending { complete, bug, step_limit, abandoned, discarded };
 
 class Execution {
  public:
@@ -130,14 +92,14 @@ class Execution {
   /// Fast path of visible(): the running thread's pending-op slot to fill in
   /// place (nullptr outside a thread); then call publish().
   PendingOp* pending_slot() noexcept {
-    return running_ != nullptr && running_->kind == Agent::Kind::thread
-               ? &static_cast<ThreadAgent*>(running_)->op
+    return now_.running != nullptr && now_.running->kind == Agent::Kind::thread
+               ? &static_cast<ThreadAgent*>(now_.running)->op
                : nullptr;
   }
   /// Publishes the filled pending_slot() and suspends until it is scheduled.
   /// Inline: the switch stays in the caller's frame (see Fiber::suspend).
   void publish() {
-    auto& t = static_cast<ThreadAgent&>(*running_);
+    auto& t = static_cast<ThreadAgent&>(*now_.running);
     t.has_pending = true;
     ready_[index(t.id)] = t.op.enabled.conditional() ? kAsk : kReady;
     Fiber* next = pick_here(t);
@@ -148,8 +110,8 @@ class Execution {
     // Resumed, or picked again: the caller now performs the operation.
   }
   /// The agent running now (nullptr during setup and exit checks).
-  Agent* self() noexcept { return running_; }
-  const Agent* self() const noexcept { return running_; }
+  Agent* self() noexcept { return now_.running; }
+  const Agent* self() const noexcept { return now_.running; }
   /// Joins `s` into the current agent (acquire).
   void acquire(const SyncClock& s);
   /// Joins the current agent into `s` (release).
@@ -200,11 +162,11 @@ class Execution {
   /// A data choice in [0, n), taken from the strategy.
   std::uint32_t choose(std::uint32_t n);
   /// The 1-based step running now (0 before the first step).
-  std::uint32_t step() const noexcept { return step_; }
+  std::uint32_t step() const noexcept { return now_.step; }
   bool failed() const noexcept { return bug_.has_value(); }
   /// An assume() failed: the execution is discarded once nothing can run.
-  void fail_assumption() noexcept { assumption_failed_ = true; }
-  bool assumption_failed() const noexcept { return assumption_failed_; }
+  void fail_assumption() noexcept { now_.assumption_failed = true; }
+  bool assumption_failed() const noexcept { return now_.assumption_failed; }
   /// A number no other execution of this process has: objects keep it to
   /// tell a reference kept from an earlier execution.
   std::uint64_t serial() const noexcept { return serial_; }
@@ -215,7 +177,7 @@ class Execution {
   const std::vector<Event>& trace() const noexcept { return trace_; }
   /// At a pick: true when no pending operation has a blocking condition,
   /// so every unfinished agent is enabled (the last scan asked none).
-  bool blocks_none() const noexcept { return !scan_ask_; }
+  bool blocks_none() const noexcept { return !now_.scan_ask; }
   /// At a pick: true when agent `a` has an operation pending without a
   /// blocking condition, so it is enabled (false: look in the enabled set).
   bool surely_enabled(AgentId a) const noexcept {
@@ -225,14 +187,14 @@ class Execution {
   const std::vector<std::unique_ptr<Agent>>& agents() const noexcept { return agents_; }
   const std::optional<BugReport>& bug() const noexcept { return bug_; }
   /// Whether a bug of kind `v` was met: the first (bug()) or one after it,
-  /// when the execution ran on past its first bug (see met_).
-  bool met(Verdict v) const noexcept { return (met_ >> static_cast<unsigned>(v)) & 1u; }
+  /// when the execution ran on past its first bug (see now_.met).
+  bool met(Verdict v) const noexcept { return (now_.met >> static_cast<unsigned>(v)) & 1u; }
   /// The final state as "key=value" lines in key order.
   std::string final_state() const;
   /// Text naming an operation: "name(object)" or "name".
   std::string describe(const char* op, ObjectId object, bool has_object) const;
   /// Installs the strategy used for data choices outside run() (setup).
-  void set_strategy(Strategy* s) noexcept { strategy_ = s; }
+  void set_strategy(Strategy* s) noexcept { now_.strategy = s; }
   /// Runs the model's setup on a guarded fiber (watchdog, faults, exit());
   /// a fault, runaway or exception becomes the execution's bug, and so does
   /// a setup that builds other objects than an earlier one of `model` (a
@@ -283,8 +245,8 @@ class Execution {
   /// the strategy, asks it here, and starts the step it picks when that is
   /// a thread's. Returns `t`'s fiber when it picked `t` (`t` runs on, with
   /// no switch), another thread's fiber for `t` to hand_to(), or nullptr:
-  /// `t` suspends, and the pick, or what the strategy threw, waits in
-  /// picked_ for run().
+  /// `t` suspends, and the pick (now_.picked), or what the strategy threw
+  /// (pick_error_), waits there for run().
   Fiber* pick_here(ThreadAgent& t);
   /// pick_here's pick of another thread: when run() would step it next,
   /// records the step and starts it, for `t` to hand its fiber to (the
@@ -297,7 +259,7 @@ class Execution {
   /// A fault jumped back to run()'s point during the fast step of `t`.
   void fast_step_faulted(ThreadAgent& t, int why);
   void run_async_step(AsyncAgent& a);
-  /// Runs `a`'s next phase as `a` (running_ stays `a`): on a host fiber of
+  /// Runs `a`'s next phase as `a` (now_.running stays `a`): on a host fiber of
   /// its own (`own_fiber`, a scheduled step) or on the running thread's.
   void run_phase(AsyncAgent& a, bool own_fiber);
   void handle_fault(ThreadAgent& t, FiberFault why);
@@ -342,7 +304,7 @@ class Execution {
   /// True when the last scan's set still holds (less the agent that ran, if
   /// it went idle): no agent was kAsk then, and none was added or is now.
   bool scan_shortcut() const noexcept {
-    return scan_size_ == ready_.size() && !scan_ask_ && ready_[last_ran_] != kAsk;
+    return now_.scan_size == ready_.size() && !now_.scan_ask && ready_[now_.last_ran] != kAsk;
   }
   /// run()'s work before each pick: the scan, the end of the execution
   /// (deadlock, exit checks), the step limit and the deadline; the next
@@ -353,7 +315,7 @@ class Execution {
   void run_exit_checks();
   void record_event(Agent& a);
   /// The agent a clock effect applies to: the running one, or the host in setup.
-  Agent& effect_agent() noexcept { return running_ != nullptr ? *running_ : host_; }
+  Agent& effect_agent() noexcept { return now_.running != nullptr ? *now_.running : host_; }
   /// After `a` released or fenced: its later accesses are not covered. The
   /// host (setup) has no clock entry of its own: its writes are initial contents.
   void tick_after(Agent& a) {
@@ -376,25 +338,41 @@ class Execution {
   ExecutionLimits limits_;
   StackPool& pool_;
   Arena* arena_ = nullptr;  // model objects (make); recycled between executions
-  Strategy* strategy_ = nullptr;
-  std::vector<std::unique_ptr<Agent>> agents_;
   // Per agent, what the run loop's scan needs without touching the agent:
   // kIdle (finished, or no operation pending), kReady (an operation without
   // a blocking condition is pending), kAsk (ask Agent::enabled()).
   enum : std::uint8_t { kIdle, kReady, kAsk };
+  // Where a run stands: every scalar a renewed execution starts afresh
+  // (renew() assigns a new one; a member added here needs no reset).
+  struct Now {  // (widest members first: no padding between them)
+    Strategy* strategy = nullptr;
+    Agent* running = nullptr;
+    ThreadAgent* fast = nullptr;  // the thread of the fast step under way (run())
+    const char* host_work = nullptr;  // setup or exit-check work running now, for on_model_exit
+    std::size_t started = 0;  // agents_ below this index have been started
+    // What the last scan saw (scan_enabled's shortcut): ready_'s size then
+    // (SIZE_MAX: none yet this run), whether any agent was kAsk, and the
+    // agent picked since.
+    std::size_t scan_size = SIZE_MAX;
+    std::size_t last_ran = 0;
+    bool scan_ask = false;
+    std::uint32_t step = 0;
+    // A pick made by pick_here for run() to carry out (has_picked), or
+    // the exception the strategy threw there (pick_error_).
+    AgentId picked{};
+    bool has_picked = false;
+    // Bit v: a bug of kind v was met, first or later. Only the first is
+    // reported, but which of two bugs met by independent steps comes first
+    // differs between the orders of one Mazurkiewicz trace, and DPOR runs
+    // one order per trace (JACM 2017, Sec. 2): the kinds met are the trace's.
+    std::uint8_t met = 0;
+    bool assumption_failed = false;
+  };
+  Now now_;
+  std::exception_ptr pick_error_;  // (apart from Now, which stays trivial to assign)
+  std::vector<std::unique_ptr<Agent>> agents_;
   std::vector<std::uint8_t> ready_;
-  // What the last scan saw (scan_enabled's shortcut): ready_'s size then
-  // (SIZE_MAX: none yet this run), whether any agent was kAsk, and the
-  // agent picked since.
-  std::size_t scan_size_ = SIZE_MAX;
-  bool scan_ask_ = false;
-  std::size_t last_ran_ = 0;
   std::vector<AgentId> enabled_;  // the last scan's enabled agents
-  // A pick made by pick_here for run() to carry out (has_picked_), or the
-  // exception the strategy threw there.
-  bool has_picked_ = false;
-  AgentId picked_{};
-  std::exception_ptr pick_error_;
   // Hash of each agent's name (name_taken's filter); kept for a renewed
   // execution's agents of the same place and name.
   std::vector<std::size_t> name_hash_;
@@ -439,25 +417,14 @@ class Execution {
     std::source_location loc;  // where it was registered
   };
   std::vector<ExitCheck> exit_checks_;
-  const char* host_work_ = nullptr;  // setup or exit-check work running now, for on_model_exit
   std::vector<std::pair<std::string, std::string>> observed_;
   std::vector<std::string> notes_;
   std::vector<Event> trace_;
   std::vector<DataChoice> choices_;
   std::optional<BugReport> bug_;
-  // Bit v: a bug of kind v was met, first or later. Only the first is
-  // reported, but which of two bugs met by independent steps comes first
-  // differs between the orders of one Mazurkiewicz trace, and DPOR runs
-  // one order per trace (JACM 2017, Sec. 2): the kinds met are the trace's.
-  std::uint8_t met_ = 0;
-  Agent* running_ = nullptr;
-  ThreadAgent* fast_ = nullptr;  // the thread of the fast step under way (run())
   HostAgent host_;  // the setup code's clocks (initial contents happen before all)
-  std::uint32_t step_ = 0;
-  std::size_t started_ = 0;  // agents_ below this index have been started
   Execution* previous_ = nullptr;
   std::uint64_t serial_ = 0;
-  bool assumption_failed_ = false;
 };
 
 }  // namespace heddle

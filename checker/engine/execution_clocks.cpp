@@ -8,7 +8,7 @@ namespace heddle {
 // call, so no registers to save: an agent's step, both clocks inline, no
 // commit clock set on either side.
 inline Agent* Execution::plain_clocks(const SyncClock& s) const noexcept {
-  Agent* a = running_;
+  Agent* a = now_.running;
   if (a == nullptr || !a->clock.inline_only() || !s.clock.inline_only() || a->commit.any_set() ||
       s.commit.any_set() || index(a->id) >= VectorClock::kInline) [[unlikely]]
     return nullptr;

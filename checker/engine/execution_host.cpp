@@ -43,14 +43,14 @@ bool Execution::run_host(const std::function<void()>& fn, const char* who,
                          const std::string& context) {
   // exit() in model code names the work by `who`, a literal: the caller's
   // strings may be gone by the time the exit handlers run.
-  const char* outer = std::exchange(host_work_, who);
+  const char* outer = std::exchange(now_.host_work, who);
   const std::pair<const char*, const std::string*> words{who, &context};
   bool ok = run_host(fn, HostName{[](const void* p) {
                                     auto* w = static_cast<decltype(words)*>(p);
                                     return std::pair{std::string(w->first), *w->second};
                                   },
                                   &words});
-  host_work_ = outer;
+  now_.host_work = outer;
   return ok;
 }
 
@@ -156,14 +156,14 @@ void Execution::fail_fault(FiberFault why, const std::string& who, const std::st
 void Execution::on_model_exit(int status) {
   Execution* ex = detail::current_execution;
   std::string who = "model code", context;
-  if (ex != nullptr && ex->running_ != nullptr && ex->running_->kind == Agent::Kind::thread) {
-    auto& t = static_cast<ThreadAgent&>(*ex->running_);
+  if (ex != nullptr && ex->now_.running != nullptr && ex->now_.running->kind == Agent::Kind::thread) {
+    auto& t = static_cast<ThreadAgent&>(*ex->now_.running);
     who = t.name;
     context = ex->last_op_text(t);
-  } else if (ex != nullptr && ex->running_ != nullptr) {
-    who = "async agent " + ex->running_->name;
-  } else if (ex != nullptr && ex->host_work_ != nullptr) {
-    who = ex->host_work_;
+  } else if (ex != nullptr && ex->now_.running != nullptr) {
+    who = "async agent " + ex->now_.running->name;
+  } else if (ex != nullptr && ex->now_.host_work != nullptr) {
+    who = ex->now_.host_work;
   }
   std::string text = fmt::format(
       "model_error: {} called exit({}){}{}\n  a model must not end the process: use "

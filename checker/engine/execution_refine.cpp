@@ -11,7 +11,7 @@ void Execution::refine_footprint(Footprint fp) {
 }
 
 void Execution::refine_access(const Access& a, bool keep_updates) {
-  if (running_ == nullptr || trace_.empty() || trace_.back().agent != running_->id) return;
+  if (now_.running == nullptr || trace_.empty() || trace_.back().agent != now_.running->id) return;
   Footprint& fp = trace_.back().footprint;
   auto replaced = [&](const Access& x) {
     return x.object == a.object && !(keep_updates && x.update != 0);
@@ -23,9 +23,9 @@ void Execution::refine_access(const Access& a, bool keep_updates) {
 }
 
 bool Execution::step_announced(const Access& a) const {
-  if (running_ == nullptr || running_->kind != Agent::Kind::thread) return true;
-  if (trace_.empty() || trace_.back().agent != running_->id) return false;
-  const Footprint& fp = static_cast<const ThreadAgent&>(*running_).op.footprint;
+  if (now_.running == nullptr || now_.running->kind != Agent::Kind::thread) return true;
+  if (trace_.empty() || trace_.back().agent != now_.running->id) return false;
+  const Footprint& fp = static_cast<const ThreadAgent&>(*now_.running).op.footprint;
   return std::any_of(fp.begin(), fp.end(), [&](const Access& x) {
     return x.object == a.object && x.lo <= a.lo && a.hi <= x.hi && (x.write || !a.write) &&
            x.update == 0;

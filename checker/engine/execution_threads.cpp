@@ -12,48 +12,6 @@
 
 namespace heddle {
 
-namespace {
-// Thread agents of destroyed executions on this OS thread, for the next
-// ones: their agents cost no heap allocation. (A renewed execution keeps
-// its own: Execution::kept_threads_.)
-thread_local std::vector<std::unique_ptr<ThreadAgent>> t_spare_threads;
-}  // namespace
-
-std::unique_ptr<ThreadAgent> Execution::take_repeated(AgentId id, std::string_view name) {
-  // Every name so far is the execution before's at its place, and so is
-  // `name`: it was free there, so it is free here.
-  const std::size_t i = index(id);
-  if (!setup_names_.repeats() || i >= kept_threads_.size() || !kept_threads_[i] ||
-      !same_name(kept_threads_[i]->name, name))
-    return nullptr;
-  return std::move(kept_threads_[i]);
-}
-
-std::unique_ptr<ThreadAgent> Execution::take_thread(AgentId id, std::string_view name,
-                                                    std::function<void()>&& body) {
-  setup_names_.differ();
-  std::unique_ptr<ThreadAgent> t;
-  if (const std::size_t i = index(id); i < kept_threads_.size() && kept_threads_[i]) {
-    t = std::move(kept_threads_[i]);
-  } else if (!t_spare_threads.empty()) {
-    t = std::move(t_spare_threads.back());
-    t_spare_threads.pop_back();
-  } else {
-    return std::make_unique<ThreadAgent>(id, std::string(name), std::move(body));
-  }
-  t->reset(id, name, std::move(body));
-  return t;
-}
-
-void Execution::release_kept_threads() noexcept {
-  for (auto& t : kept_threads_) {
-    if (!t) continue;
-    pool_.give_back(std::move(t->fiber));
-    t_spare_threads.push_back(std::move(t));
-  }
-  kept_threads_.clear();
-}
-
 std::string Execution::last_op_text(const ThreadAgent& t) const {
   if (t.events == 0) return "before its first visible operation";
   return fmt::format("after {} at {}", describe(t.op.name, t.op.object, t.op.has_object),
@@ -75,8 +33,8 @@ void Execution::run_thread_body(ThreadAgent& t, const std::function<void()>& bod
 }
 
 void Execution::start_new_threads() {
-  while (started_ < agents_.size()) {
-    Agent& a = *agents_[started_++];
+  while (now_.started < agents_.size()) {
+    Agent& a = *agents_[now_.started++];
     if (a.kind != Agent::Kind::thread) continue;
     auto& t = static_cast<ThreadAgent&>(a);
     t.started = true;
@@ -89,7 +47,7 @@ void Execution::start_new_threads() {
 }
 
 inline void Execution::start_step(ThreadAgent& t) {
-  running_ = &t;
+  now_.running = &t;
   t.has_pending = false;
   ready_[index(t.id)] = kIdle;  // until the thread publishes its next operation
   watchdog_enter_step();
@@ -99,13 +57,13 @@ void Execution::run_thread_step(ThreadAgent& t) {
   start_step(t);
   FiberFault why = t.fiber->resume();
   watchdog_leave_step();
-  running_ = nullptr;
+  now_.running = nullptr;
   if (why != FiberFault::none) handle_fault(t, why);
 }
 
 void Execution::begin_fast_step(ThreadAgent& t, sigjmp_buf* point) {
   // run_thread_step up to the switch.
-  fast_ = &t;
+  now_.fast = &t;
   start_step(t);
   t.fiber->enter(point);
 }
@@ -115,19 +73,19 @@ Fiber* Execution::pick_here(ThreadAgent& t) {
   // every thread started, no bug, the scan's shortcut (scan_enabled) holds
   // with `t` ready again, no step limit or deadline check due, and room on
   // this stack for the strategy's frames.
-  // (`t` first: with last_ran_ == me and ready_[me] == kReady, the
-  // shortcut's test of ready_[last_ran_] needs no second load.)
+  // (`t` first: with now_.last_ran == me and ready_[me] == kReady, the
+  // shortcut's test of ready_[now_.last_ran] needs no second load.)
   const std::size_t me = index(t.id);
-  if (last_ran_ != me || ready_[me] != kReady || started_ != agents_.size() || bug_ ||
-      !scan_shortcut() || step_ >= limits_.max_steps ||
-      ((step_ + 1) & 1023) == 0 || step_watchdog_fired() ||
+  if (now_.last_ran != me || ready_[me] != kReady || now_.started != agents_.size() || bug_ ||
+      !scan_shortcut() || now_.step >= limits_.max_steps ||
+      ((now_.step + 1) & 1023) == 0 || step_watchdog_fired() ||
       t.fiber->headroom() < kPickHeadroom)
     return nullptr;
-  running_ = nullptr;  // as the strategy sees it from run(): between steps
-  ++step_;
+  now_.running = nullptr;  // as the strategy sees it from run(): between steps
+  ++now_.step;
   AgentId pick;
   try {
-    pick = strategy_->pick(Choice{step_, enabled_, *this});
+    pick = now_.strategy->pick(Choice{now_.step, enabled_, *this});
   } catch (...) {
     pick_error_ = std::current_exception();
     pick = kAbandon;
@@ -141,9 +99,9 @@ Fiber* Execution::pick_here(ThreadAgent& t) {
     }
     if (Fiber* next = hand_off(t, pick)) return next;
   }
-  running_ = &t;
-  picked_ = pick;
-  has_picked_ = true;
+  now_.running = &t;
+  now_.picked = pick;
+  now_.has_picked = true;
   return nullptr;
 }
 
@@ -154,13 +112,13 @@ Fiber* Execution::hand_off([[maybe_unused]] ThreadAgent& t, [[maybe_unused]] Age
   // run()'s step of another thread (record_event, begin_fast_step), to be
   // switched to from `t`'s fiber (Fiber::hand_to takes over enter()'s state).
   // Under pick_here's scan shortcut, the enabled agents are the kReady ones.
-  if (pick == kAbandon || fast_ != &t || !surely_enabled(pick)) return nullptr;
+  if (pick == kAbandon || now_.fast != &t || !surely_enabled(pick)) return nullptr;
   Agent& a = *agents_[index(pick)];
   if (a.kind != Agent::Kind::thread) return nullptr;
   auto& next = static_cast<ThreadAgent&>(a);
-  last_ran_ = index(pick);
+  now_.last_ran = index(pick);
   record_event(next);
-  fast_ = &next;
+  now_.fast = &next;
   start_step(next);  // the watchdog's next step (`t`'s ends here)
   return next.fiber.get();
 #endif
@@ -169,13 +127,13 @@ Fiber* Execution::hand_off([[maybe_unused]] ThreadAgent& t, [[maybe_unused]] Age
 void Execution::end_fast_step(ThreadAgent& t) {
   t.fiber->leave();
   watchdog_leave_step();
-  running_ = nullptr;
+  now_.running = nullptr;
 }
 
 void Execution::fast_step_faulted(ThreadAgent& t, int why) {
   t.fiber->faulted(why);
   watchdog_leave_step();
-  running_ = nullptr;
+  now_.running = nullptr;
   handle_fault(t, static_cast<FiberFault>(why));
 }
 
