@@ -46,6 +46,20 @@ struct StepWatch {
 inline thread_local StepWatch step_watch;
 }  // namespace detail
 
+/// Raises all six sticky floating-point exception flags (MXCSR bits 0-5)
+/// on this side of a switch, when one is clear. Boost's x86-64 switch stores
+/// MXCSR and loads the other side's, and a load that changes it stalls the
+/// pipeline. Arithmetic only ever raises flags, so with all raised on every
+/// side no switch changes MXCSR, at no cost per switch (bench/RESULTS.md,
+/// session 28). Models therefore cannot test the flags (fetestexcept).
+inline void raise_fp_flags() noexcept {
+#if defined(__x86_64__)
+  const unsigned csr = __builtin_ia32_stmxcsr();
+  if ((csr & 0x3Fu) != 0x3Fu) [[unlikely]]
+    __builtin_ia32_ldmxcsr(csr | 0x3Fu);
+#endif
+}
+
 /// A pool of mmap'd stacks, each with an inaccessible guard page below it,
 /// and of idle fibers on them. Both are reused across executions, so a step
 /// costs no mmap and a thread costs no new fiber.
