@@ -171,8 +171,8 @@ struct FiberStackRef {
 
 
 Fiber::Fiber(StackPool& pool) : pool_(pool) {
-  // The new fiber starts with its creator's MXCSR, which is raised here once:
-  // the controller runs only heddle's code, which never lowers a flag.
+  // The new fiber starts with its maker's MXCSR, raised here: the maker (a
+  // controller) runs only heddle's code, which never lowers a flag again.
   raise_fp_flags();
   context_ = boost::context::fiber(
       std::allocator_arg, FiberStackRef{&pool, this},
@@ -185,7 +185,6 @@ Fiber::Fiber(StackPool& pool) : pool_(pool) {
         try {
           while (!unwinding_) {
             in_body_ = true;
-            raise_fp_flags();  // model code may have lowered them (feclearexcept)
             entry_(arg_);
             in_body_ = false;
             finished_ = true;

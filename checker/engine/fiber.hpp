@@ -49,9 +49,11 @@ inline thread_local StepWatch step_watch;
 /// Raises all six sticky floating-point exception flags (MXCSR bits 0-5)
 /// on this side of a switch, when one is clear. Boost's x86-64 switch stores
 /// MXCSR and loads the other side's, and a load that changes it stalls the
-/// pipeline. Arithmetic only ever raises flags, so with all raised on every
-/// side no switch changes MXCSR, at no cost per switch (bench/RESULTS.md,
-/// session 28). Models therefore cannot test the flags (fetestexcept).
+/// pipeline. Arithmetic only ever raises flags, so with all raised when a
+/// fiber is made (its context copies its maker's) no switch changes MXCSR,
+/// at no cost per switch or per body (bench/RESULTS.md, session 28). Models
+/// therefore cannot test the flags (fetestexcept); one that lowers them
+/// (feclearexcept, fesetenv) makes its own switches slower, not wrong.
 inline void raise_fp_flags() noexcept {
 #if defined(__x86_64__)
   const unsigned csr = __builtin_ia32_stmxcsr();
