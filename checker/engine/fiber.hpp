@@ -47,7 +47,7 @@ inline thread_local StepWatch step_watch;
 }  // namespace detail
 
 /// Raises all six sticky floating-point exception flags (MXCSR bits 0-5)
-/// on this side of a switch, when one is clear. Boost's x86-64 switch stores
+/// on the calling thread, when one is clear. Boost's x86-64 switch stores
 /// MXCSR and loads the other side's, and a load that changes it stalls the
 /// pipeline. Arithmetic only ever raises flags, so with all raised when a
 /// fiber is made (its context copies its maker's) no switch changes MXCSR,
