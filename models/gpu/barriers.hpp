@@ -68,6 +68,8 @@ class Mbarrier : public SyncObject {
   /// Raises the pending arrival count of the gathering phase by one
   /// (cp.async.mbarrier.arrive without .noinc); no scheduling point.
   void add_pending() noexcept { ++pending_; }
+  /// Arrivals the gathering phase still needs (below zero after too many).
+  std::int64_t pending() const noexcept { return pending_; }
   /// A copy that will complete_tx `bytes` on this barrier was issued at `at`.
   void copy_issued(std::uint32_t bytes,
                    std::source_location at = std::source_location::current());

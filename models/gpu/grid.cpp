@@ -105,7 +105,8 @@ std::uint64_t Grid::map_global(Region& r) {
 std::pair<Region*, std::size_t> Grid::resolve(std::uint64_t addr, std::size_t bytes) const {
   for (const Mapping& m : mappings_) {
     std::uint64_t size = m.region->size() * m.region->elem_size();
-    if (addr >= m.base && addr + bytes <= m.base + size) return {m.region, addr - m.base};
+    // Without overflow: an address near 2^64 plus its size wraps (issue 51, item 1).
+    if (addr >= m.base && bytes <= size && addr - m.base <= size - bytes) return {m.region, addr - m.base};
   }
   return {nullptr, 0};
 }

@@ -109,12 +109,13 @@ std::uint64_t int_op(const Instr& in, std::uint64_t a, std::uint64_t b, std::uin
     case Op::div:
     case Op::rem:
       if (uy == 0) throw ModelError(fmt::format("`{}` divides by zero", in.opcode), in.loc);
+      if (s && y == -1) return in.op == Op::div ? 0 - static_cast<std::uint64_t>(x) : 0;  // INT_MIN / -1 wraps
       if (in.op == Op::div) return s ? static_cast<std::uint64_t>(x / y) : ux / uy;
       return s ? static_cast<std::uint64_t>(x % y) : ux % uy;
     case Op::min: return s ? static_cast<std::uint64_t>(std::min(x, y)) : std::min(ux, uy);
     case Op::max: return s ? static_cast<std::uint64_t>(std::max(x, y)) : std::max(ux, uy);
-    case Op::abs: return static_cast<std::uint64_t>(x < 0 ? -x : x);
-    case Op::neg: return static_cast<std::uint64_t>(-x);
+    case Op::abs: return x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x);
+    case Op::neg: return 0 - static_cast<std::uint64_t>(x);  // wraps: -INT_MIN is INT_MIN
     case Op::and_: return a & b;
     case Op::or_: return a | b;
     case Op::xor_: return a ^ b;
@@ -165,6 +166,7 @@ void Warp::alu(const Instr& in, int lane) {
     case Op::cvta: {
       std::uint64_t v = arg(1, Type{Type::Kind::u, 8});
       if (in.space == Space::shared) v = in.to ? v - kSharedWindow : v + kSharedWindow;
+      if (in.space == Space::local) v = in.to ? v - kLocalWindow : v + kLocalWindow;
       return set(A[0], lane, v, t);
     }
     default: break;

@@ -1,9 +1,8 @@
 // atom and red (PTX ISA 9.7.13.5-6): each lane's read-modify-write is one
-// visible operation on its bytes. A .release/.acq_rel one releases into the
-// location's clock, an .acquire/.acq_rel one acquires it; without .sem an
-// atomic is .relaxed and orders nothing. Atomics are not race-checked
-// against each other; against plain ld/st they are not checked either
-// (README: a known gap).
+// visible operation on its bytes, strong (memory_model.cpp): a .release/.acq_rel
+// one releases into the location's clocks, an .acquire/.acq_rel one acquires
+// them; without .sem an atomic is .relaxed. Atomics never race with each
+// other or with strong ld/st, and race with unordered plain accesses.
 #include <fmt/format.h>
 
 #include <bit>
@@ -21,6 +20,7 @@ std::uint64_t apply(const Instr& in, std::uint64_t old, std::uint64_t b, std::ui
     if (t.is_float() && t.bytes == 4)
       return std::bit_cast<std::uint32_t>(std::bit_cast<float>(static_cast<std::uint32_t>(old)) +
                                           std::bit_cast<float>(static_cast<std::uint32_t>(b)));
+    if (t.is_float()) return std::bit_cast<std::uint64_t>(std::bit_cast<double>(old) + std::bit_cast<double>(b));
     return old + b;
   }
   if (in.has("exch")) return b;
@@ -41,29 +41,28 @@ void atomic(Warp& w, const Instr& in, std::uint32_t exec) {
   const bool returns = in.op == Op::atom;
   const std::size_t first = returns ? 1 : 0;  // the address operand
   const int bytes = in.type.bytes;
-  const bool acquire = in.has("acquire") || in.has("acq_rel");
-  const bool release = in.has("release") || in.has("acq_rel");
   auto& ex = Execution::current();
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
     auto [r, off] = w.memory(in, in.args.at(first), l, in.space, static_cast<std::size_t>(bytes));
     PendingOp p;
-    p.name = returns ? "atom" : "red";
+    const char* name = returns ? "atom" : "red";
+    p.name = name;
     p.loc = in.loc;
     p.object = r->id();
     p.has_object = true;
     auto lo = static_cast<std::uint32_t>(off);
     p.footprint.push_back(Access{r->id(), lo, lo + static_cast<std::uint32_t>(bytes), true});
     ex.visible(std::move(p));
-    SyncClock& clock = w.state.atomic_clock(r, off);
-    if (acquire) ex.acquire(clock);
+    r->reduce(off, static_cast<std::size_t>(bytes), Proxy::generic, name, in.loc);
+    acquire_at(w, in, r, off);
     std::uint64_t old = 0;
     std::memcpy(&old, r->bytes() + off, bytes);
     std::uint64_t b = w.value(in.args.at(first + 1), l, in.type);
     std::uint64_t c = in.args.size() > first + 2 ? w.value(in.args[first + 2], l, in.type) : 0;
     std::uint64_t now = apply(in, old, b, c);
     std::memcpy(r->bytes() + off, &now, bytes);
-    if (release) ex.release(clock);
+    release_at(w, in, r, off);
     if (returns) w.set(in.args.at(0), l, old, in.type);
   }
 }

@@ -18,42 +18,46 @@ namespace {
 // heddle allocate gigabytes.
 constexpr std::size_t kMaxRegisters = 1 << 14;
 constexpr std::uint64_t kMaxShared = 1 << 20;
+constexpr std::uint64_t kMaxFrame = 1 << 16;  // a function's .local and .param bytes
 
 struct Scope {
   int parent = -1;
   std::map<std::string, int> regs;
   std::map<std::string, int> labels;
+  std::map<std::string, int> vars;  // frame variables (.local, .param) declared here
 };
 
-// A demangled name for a function-local static (_ZZ...E2sD -> sD).
-std::string display_name(const std::string& n) {
-  if (n.rfind("_ZZ", 0) != 0) return n;
-  std::size_t e = n.rfind('E');
-  if (e == std::string::npos) return n;
-  std::size_t i = e + 1, len = 0;
-  while (i < n.size() && std::isdigit(static_cast<unsigned char>(n[i]))) len = len * 10 + (n[i++] - '0');
-  return len > 0 && i + len <= n.size() ? n.substr(i, len) : n;
-}
 
-std::string base_name(const std::string& path) {
-  std::size_t s = path.rfind('/');
-  return s == std::string::npos ? path : path.substr(s + 1);
-}
+
 
 class Decoder {
  public:
-  Decoder(const Module& m, const Function& f, Program& p) : m_(m), f_(f), p_(p) {}
+  /// Decodes `f`, function `func` of `p` (0: the kernel entry), after the code so far.
+  Decoder(const Module& m, const Function& f, Program& p, std::uint32_t dynamic_shared, int func)
+      : m_(m), f_(f), p_(p), dynamic_shared_(dynamic_shared), func_(func),
+        base_(static_cast<int>(p.code.size())) {
+    scopes_.push_back(Scope{});
+  }
 
   void run() {
-    for (const Statement& g : m_.globals) declare_var(g);
-    for (const ParamDecl& d : f_.params) {
-      Symbol s{d.name, d.name, Space::param, static_cast<std::uint32_t>(p_.params.size()),
-               static_cast<std::uint32_t>(d.count > 0 ? d.count : 8)};
-      p_.params.push_back(static_cast<int>(p_.symbols.size()));
-      p_.symbols.push_back(s);
+    if (func_ == 0) {
+      for (const Statement& g : m_.globals) declare_var(g);
+      for (const ParamDecl& d : f_.params) {
+        Symbol s{d.name, d.name, Space::param, static_cast<std::uint32_t>(p_.params.size()),
+                 static_cast<std::uint32_t>(d.count > 0 ? d.count : 8), {}, d.pos.line, {}};
+        if (auto t = parse_type(d.type.empty() ? "" : d.type.substr(1))) s.type = *t;
+        p_.params.push_back(static_cast<int>(p_.symbols.size()));
+        p_.symbols.push_back(s);
+      }
+    } else {  // a .func's parameters and return values live in its frame
+      for (const ParamDecl& d : f_.params) func().params.push_back(frame_param(d));
+      for (const ParamDecl& d : f_.rets) func().rets.push_back(frame_param(d));
     }
     collect();
+    if (func_ == 0) place_dynamic_shared();
+    func().entry = base_;
     emit();
+    func().frame = (frame_bytes_ + 15) / 16 * 16;
   }
 
  private:
@@ -62,31 +66,93 @@ class Decoder {
   }
 
   void declare_var(const Statement& s) {
+    std::uint32_t elem = 1;
+    if (auto t = parse_type(s.type.empty() ? "b8" : s.type.substr(1))) elem = t->bytes;
+    if (s.space == ".global" || s.space == ".const") return p_.symbols.push_back(global_variable(s, elem, m_.path));
     if (s.space != ".shared")
-      fail(s.pos, fmt::format("{} variable {}: only .shared variables are supported (PTX "
+      fail(s.pos, fmt::format("{} variable {}: .local variables are not interpreted yet (PTX "
                               "front end, models/ptx/README.md)",
                               s.space, s.name));
     std::uint32_t align = static_cast<std::uint32_t>(std::max(s.align, 8));
-    std::uint32_t elem = 1;
-    if (auto t = parse_type(s.type.empty() ? "b8" : s.type.substr(1))) elem = t->bytes;
     std::uint64_t at = (std::uint64_t{p_.shared_bytes} + align - 1) / align * align;
     if (at == 0) at = std::max<std::uint64_t>(128, align);  // address 0 unused: a null pointer is an error
     std::uint64_t bytes = static_cast<std::uint64_t>(s.bytes) * elem;  // s.bytes <= 2^20 (parse)
-    if (bytes == 0) bytes = 4096;  // extern (dynamic) shared memory: a fixed 4 KiB
+    if (bytes == 0) {  // extern (dynamic) shared memory: placed after the static variables
+      dynamic_.push_back(static_cast<int>(p_.symbols.size()));
+      dynamic_align_ = std::max(dynamic_align_, align);
+      p_.symbols.push_back(Symbol{s.name, display_name(s.name), Space::shared, 0, 0, {}, s.pos.line, {}});
+      return;
+    }
     if (at + bytes > kMaxShared)
       fail(s.pos, fmt::format("shared variable {} ends at byte {}: heddle models at most {} bytes "
                               "of shared memory per CTA",
                               s.name, at + bytes, kMaxShared));
     p_.symbols.push_back(Symbol{s.name, display_name(s.name), Space::shared,
-                                static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(bytes)});
+                                static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(bytes), {},
+                                s.pos.line, {}});
     p_.shared_bytes = static_cast<std::uint32_t>(at + bytes);
   }
+
+  // Every `extern .shared x[]` names the dynamic shared memory the launch
+  // sizes (CUDA's third <<<>>> argument, --smem): one region after the
+  // static variables, at the largest alignment any of them asks.
+  void place_dynamic_shared() {
+    if (dynamic_.empty()) return;
+    std::uint64_t at = (std::uint64_t{p_.shared_bytes} + dynamic_align_ - 1) / dynamic_align_ * dynamic_align_;
+    if (at == 0) at = std::max<std::uint64_t>(128, dynamic_align_);
+    if (at + dynamic_shared_ > kMaxShared)
+      fail(f_.pos, fmt::format("kernel {}: {} bytes of dynamic shared memory from byte {}: heddle "
+                               "models at most {} bytes of shared memory per CTA",
+                               f_.name, dynamic_shared_, at, kMaxShared));
+    for (int i : dynamic_) {
+      p_.symbols[static_cast<std::size_t>(i)].offset = static_cast<std::uint32_t>(at);
+      p_.symbols[static_cast<std::size_t>(i)].bytes = dynamic_shared_;
+    }
+    p_.shared_bytes = static_cast<std::uint32_t>(at + dynamic_shared_);
+  }
+
+
+  // call{.uni} (rets), f, (args) (PTX ISA 9.7.8.7): args = {rets, args},
+  // each a vector of frame variables, registers or immediates.
+  void decode_call(const Statement& s, int scope, Instr& in) {
+    const auto& ops = s.operands;
+    std::size_t i = 0;
+    const Operand* lists[2] = {nullptr, nullptr};
+    if (i < ops.size() && ops[i].kind == Operand::Kind::list) lists[0] = &ops[i++];
+    if (i >= ops.size() || ops[i].kind != Operand::Kind::name)
+      fail(s.pos, "call: expected `call (results), function, (arguments);` (indirect calls are not interpreted)");
+    const std::string& name = ops[i++].name;
+    if (i < ops.size() && ops[i].kind == Operand::Kind::list) lists[1] = &ops[i++];
+    if (i != ops.size()) fail(s.pos, "call: expected `call (results), function, (arguments);`");
+    try {
+      in.callee = callee_index(p_, m_, name);
+    } catch (const std::invalid_argument& e) {
+      fail(s.pos, e.what());
+    }
+    const Function* f = find_function(m_, name);
+    const std::size_t want[2] = {f->rets.size(), f->params.size()};
+    for (int k = 0; k < 2; ++k) {
+      Arg list;
+      list.kind = Arg::Kind::vector;
+      if (lists[k] != nullptr)
+        for (const Operand& o : lists[k]->elems) list.elems.push_back(arg(o, scope, s.pos, false));
+      if (list.elems.size() != want[k])
+        fail(s.pos, fmt::format("call of {} with {} {}: it takes {}", name, list.elems.size(),
+                                k == 0 ? "results" : "arguments", want[k]));
+      in.args.push_back(std::move(list));
+    }
+  }
+
 
   // The operands the interpreter reads must be there, vectors as wide as .v2/.v4 say.
   void check_operands(const Instr& in, const Pos& at) const {
     if (std::size_t need = operand_count(in); in.args.size() < need)
       fail(at, fmt::format("`{}` takes {} operands, {} given", in.opcode, need, in.args.size()));
     if (std::string why = wgmma_problem(in); !why.empty()) fail(at, fmt::format("`{}`: {}", in.opcode, why));
+    if (std::string why = unsupported_form(in); !why.empty())
+      fail(at, fmt::format("`{}`: {} (models/ptx/README.md)", in.opcode, why));
+    if ((in.op == Op::ld || in.op == Op::st) && in.space == Space::param)
+      if (std::string why = param_problem(in, p_); !why.empty()) fail(at, why);
     if ((in.op == Op::ld || in.op == Op::st) && in.vec > 1) {
       const Arg& data = in.args[in.op == Op::st ? 1 : 0];
       if (data.kind != Arg::Kind::vector || data.elems.size() != static_cast<std::size_t>(in.vec))
@@ -94,11 +160,36 @@ class Decoder {
     }
   }
 
+  Func& func() { return p_.funcs[static_cast<std::size_t>(func_)]; }
+
+  // A variable in the function's frame (calls.cpp): `.local` variables and
+  // `.param` ones (a .func's parameters, a call's arguments), per lane.
+  int frame_var(const std::string& name, std::uint64_t bytes, int align, int line, int scope) {
+    auto a = static_cast<std::uint64_t>(std::max(align, 1));
+    std::uint64_t at = (frame_bytes_ + a - 1) / a * a;
+    if (at + bytes > kMaxFrame)
+      fail(f_.pos, fmt::format("function {} has more than {} bytes of local and parameter variables",
+                               f_.name, kMaxFrame));
+    frame_bytes_ = at + bytes;
+    Symbol s{name, display_name(name), Space::local, static_cast<std::uint32_t>(at),
+             static_cast<std::uint32_t>(bytes), {}, line, {}};
+    s.frame = true;
+    scopes_[static_cast<std::size_t>(scope)].vars[name] = static_cast<int>(p_.symbols.size());
+    p_.symbols.push_back(std::move(s));
+    return static_cast<int>(p_.symbols.size()) - 1;
+  }
+
+  int frame_param(const ParamDecl& d) {
+    std::uint32_t elem = 8;
+    if (auto t = parse_type(d.type.empty() ? "" : d.type.substr(1))) elem = t->bytes;
+    std::uint64_t bytes = d.count > 0 ? static_cast<std::uint64_t>(d.count) * elem : elem;
+    return frame_var(d.name, bytes, std::max<int>(d.align, static_cast<int>(elem)), d.pos.line, 0);
+  }
+
   // Pass 1: scopes, registers, labels and instruction indices.
   void collect() {
-    scopes_.push_back(Scope{});
     std::vector<int> stack;
-    int index = 0;
+    int index = base_;
     for (const Statement& s : f_.body) {
       int cur = stack.empty() ? 0 : stack.back();
       switch (s.kind) {
@@ -106,7 +197,7 @@ class Decoder {
           if (stack.empty()) {
             stack.push_back(0);
           } else {
-            scopes_.push_back(Scope{cur, {}, {}});
+            scopes_.push_back(Scope{cur, {}, {}, {}});
             stack.push_back(static_cast<int>(scopes_.size()) - 1);
           }
           break;
@@ -118,8 +209,20 @@ class Decoder {
           if (s.count == 0) add_reg(cur, s.name);
           for (int i = 0; i < s.count; ++i) add_reg(cur, s.name + std::to_string(i));
           break;
-        case Statement::Kind::var_decl: declare_var(s); break;
-        case Statement::Kind::label: scopes_[cur].labels[s.name] = index; break;
+        case Statement::Kind::var_decl:
+          if (s.space == ".local" || s.space == ".param") {
+            std::uint32_t elem = 1;
+            if (auto t = parse_type(s.type.empty() ? "b8" : s.type.substr(1))) elem = t->bytes;
+            frame_var(s.name, static_cast<std::uint64_t>(std::max<std::int64_t>(s.bytes, 1)) * elem,
+                      std::max<int>(s.align, static_cast<int>(elem)), s.pos.line, cur);
+          } else {
+            declare_var(s);
+          }
+          break;
+        case Statement::Kind::label:
+          if (!scopes_[cur].labels.emplace(s.name, index).second)
+            fail(s.pos, fmt::format("label {} is defined twice in one scope", s.name));
+          break;
         case Statement::Kind::instruction: ++index; break;
         case Statement::Kind::loc: break;
       }
@@ -156,10 +259,19 @@ class Decoder {
         return a;
       }
     }
+    if (int v = lookup(scope, [](const Scope& s) -> const auto& { return s.vars; }); v >= 0) {
+      a.kind = Arg::Kind::symbol;
+      a.symbol = v;
+      return a;
+    }
     for (std::size_t i = 0; i < p_.symbols.size(); ++i)
-      if (p_.symbols[i].name == n) {
+      if (!p_.symbols[i].frame && p_.symbols[i].name == n) {
         a.kind = Arg::Kind::symbol;
         a.symbol = static_cast<int>(i);
+        if (p_.symbols[i].space == Space::shared && p_.symbols[i].bytes == 0)
+          fail(at, fmt::format("{} is dynamic shared memory (extern .shared, line {}): give its "
+                               "size in bytes with --smem BYTES",
+                               n, p_.symbols[i].line));
         return a;
       }
     static const std::map<std::string, Special> specials = {
@@ -185,6 +297,7 @@ class Decoder {
       case Operand::Kind::integer:
       case Operand::Kind::bits: a.imm = o.value; return a;
       case Operand::Kind::sink: a.kind = Arg::Kind::sink; return a;
+      case Operand::Kind::list: fail(at, "a parenthesized list is an operand of call only");
       case Operand::Kind::vector:
       case Operand::Kind::pair:
         a.kind = o.kind == Operand::Kind::vector ? Arg::Kind::vector : Arg::Kind::pair;
@@ -203,24 +316,7 @@ class Decoder {
   }
 
   // The report location of the instruction at `line` under the current .loc.
-  std::source_location location(int line) {
-    std::string file = m_.path, prefix;
-    const SourceLoc* pick = nullptr;
-    for (const SourceLoc& l : loc_) {
-      auto f = m_.files.find(l.file);
-      if (f == m_.files.end() || l.line == 0) continue;
-      if (pick == nullptr) pick = &l;
-      if (f->second.size() > 3 && f->second.ends_with(".cu")) {
-        pick = &l;  // the innermost position in the .cu file itself (not a header)
-        break;
-      }
-    }
-    if (pick != nullptr)
-      file = fmt::format("{}:{} via {}", m_.files.at(pick->file), pick->line, base_name(m_.path));
-    p_.texts.push_back(file);
-    p_.locs.push_back(LocRecord{p_.texts.back().c_str(), "", static_cast<unsigned>(line), 0});
-    return make_location(&p_.locs.back());
-  }
+  std::source_location location(int line) { return report_location(p_, m_, loc_, line); }
 
   // Pass 2: decode the instructions.
   void emit() {
@@ -239,14 +335,19 @@ class Decoder {
                                 s.opcode, f_.name));
       in.line = s.pos.line;
       in.loc = location(s.pos.line);
+      if (in.op == Op::exit && func_ != 0 && s.opcode.rfind("ret", 0) == 0) in.op = Op::ret;
       if (!s.guard.empty()) {
         Arg g = name_arg(s.guard, scope_of_[i], s.pos, false);
         if (g.kind != Arg::Kind::reg) fail(s.pos, "a guard must be a predicate register");
         in.guard = g.reg;
         in.guard_negated = s.guard_negated;
       }
-      for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
-      check_operands(in, s.pos);
+      if (in.op == Op::call) {
+        decode_call(s, scope_of_[i], in);
+      } else {
+        for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
+        check_operands(in, s.pos);
+      }
       if (in.op == Op::bra) {
         if (in.args.size() != 1 || in.args[0].kind != Arg::Kind::label)
           fail(s.pos, "bra needs one label operand");
@@ -254,8 +355,8 @@ class Decoder {
       }
       p_.code.push_back(std::move(in));
     }
-    Instr end;  // falling off the end of the body ends the thread
-    end.op = Op::exit;
+    Instr end;  // falling off the end of the body ends the thread (or returns)
+    end.op = func_ == 0 ? Op::exit : Op::ret;
     end.opcode = "ret";
     end.line = f_.pos.line;
     end.loc = location(f_.pos.line);
@@ -269,6 +370,12 @@ class Decoder {
   std::vector<int> scope_of_;  // per body statement
   std::vector<SourceLoc> loc_;
   std::string key_;
+  std::uint32_t dynamic_shared_;   // bytes of dynamic shared memory the launch gives
+  int func_;                       // this function's index in Program::funcs
+  int base_;                       // its first instruction's index
+  std::uint64_t frame_bytes_ = 0;  // its frame so far
+  std::vector<int> dynamic_;       // the extern .shared symbols
+  std::uint32_t dynamic_align_ = 16;
 };
 
 }  // namespace
@@ -277,7 +384,7 @@ bool Instr::has(const char* mod) const {
   return std::find(mods.begin(), mods.end(), mod) != mods.end();
 }
 
-Program decode(const Module& module, const std::string& kernel) {
+Program decode(const Module& module, const std::string& kernel, std::uint32_t dynamic_shared) {
   std::vector<std::string> entries;
   for (const Function& f : module.functions) {
     if (!f.entry) continue;
@@ -286,7 +393,14 @@ Program decode(const Module& module, const std::string& kernel) {
     Program p;
     p.kernel = kernel;
     p.ptx_path = module.path;
-    Decoder(module, f, p).run();
+    p.funcs.push_back(Func{kernel, Func::Builtin::none, 0, 0, {}, {}});
+    Decoder(module, f, p, dynamic_shared, 0).run();
+    for (std::size_t i = 1; i < p.funcs.size(); ++i) {  // the functions it calls, as met
+      if (p.funcs[i].builtin != Func::Builtin::none) continue;
+      const Function* callee = find_function(module, p.funcs[i].name);
+      Decoder(module, *callee, p, dynamic_shared, static_cast<int>(i)).run();
+    }
+    mark_spin_loops(p);
     return p;
   }
   throw UsageError(fmt::format("{} has no kernel entry {}; its entries: {}", module.path, kernel,

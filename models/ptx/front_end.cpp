@@ -19,20 +19,19 @@ Kernel build(const std::map<std::string, std::string>& values) {
   std::string file = get("file", ""), entry = get("kernel", "");
   if (entry.empty()) throw UsageError(fmt::format("--ptx {}: name the kernel entry with --kernel NAME", file));
   auto launch = std::make_shared<Launch>();
-  launch->program = std::make_shared<Program>(decode(parse_file(file), entry));
+  launch->program = std::make_shared<Program>(
+      decode(parse_file(file), entry, parse_smem(get("smem", "0"))));
   launch->grid = parse_dims(get("grid", "1"), "--grid");
   launch->block = parse_dims(get("block", "32"), "--block");
   std::istringstream args(get("args", ""));
   for (std::string a; args >> a;) launch->args.push_back(parse_arg(a));
-  if (launch->args.size() != launch->program->params.size())
-    throw UsageError(fmt::format("kernel {} takes {} parameters; give one --arg for each, in order",
-                                 entry, launch->program->params.size()));
+  check_args(*launch->program, launch->args);
   if (launch->warps() * launch->ctas() > 64)
     throw UsageError("a PTX launch is limited to 64 warps in all (each warp is one heddle thread)");
   Kernel k;
   k.name = "ptx/" + entry;
   k.description = fmt::format("PTX kernel {} from {}", entry, file);
-  for (const char* p : {"file", "kernel", "grid", "block", "args"})
+  for (const char* p : {"file", "kernel", "grid", "block", "args", "smem"})
     k.params.push_back(ParamSpec{p, ParamSpec::Type::text, get(p, ""), {}, 0, 0, false, ""});
   k.setup = [launch](const Params&) {
     gpu::LaunchConfig cfg;
@@ -53,6 +52,7 @@ const Registration registered = front_end(FrontEnd{
      {"--kernel", "kernel", "with --ptx: the kernel entry to launch"},
      {"--grid", "grid", "with --ptx: CTAs X[,Y,Z] (default 1)"},
      {"--block", "block", "with --ptx: threads per CTA X[,Y,Z] (default 32)"},
+     {"--smem", "smem", "with --ptx: bytes of dynamic shared memory (extern .shared) per CTA"},
      {"--arg", "args", "with --ptx: kernel argument NAME=buffer:BYTES | NAME=tensormap:BUF,shape=WxH,"
                        "box=WxH[,elem=E] | NAME=u32:V (one per parameter, in order; repeatable)", true}},
     build});

@@ -37,7 +37,10 @@ struct addr_base : pg::sor<name, integer> {};
 struct address : pg::seq<pg::one<'['>, ws, addr_base, ws, pg::opt<offset>, ws,
                          pg::opt<pg::one<','>, ws, vector>, ws, pg::one<']'>> {};
 struct pair : pg::seq<name, ws, pg::one<'|'>, ws, name> {};
-struct operand : pg::sor<address, vector, float_bits, integer, sink, pair, name> {};
+/// call's return and argument lists: `call (retval0), f, (param0, param1);`
+struct paren_list : pg::seq<pg::one<'('>, ws, pg::opt<pg::list<operand, pg::seq<ws, pg::one<','>, ws>>>,
+                            ws, pg::one<')'>> {};
+struct operand : pg::sor<paren_list, address, vector, float_bits, integer, sink, pair, name> {};
 
 // ---- instructions (PTX ISA 4.x "Instruction statements") ----
 struct modifier : pg::plus<pg::sor<follow, pg::two<':'>>> {};
@@ -57,15 +60,18 @@ struct reg_item : pg::seq<name, pg::opt<count>> {};
 struct reg_decl : pg::seq<TAO_PEGTL_STRING(".reg"), ws, pg::star<type, ws>,
                           pg::list<reg_item, pg::seq<ws, pg::one<','>, ws>>, ws, pg::one<';'>> {};
 struct space : pg::sor<TAO_PEGTL_STRING(".shared"), TAO_PEGTL_STRING(".local"),
-                       TAO_PEGTL_STRING(".global"), TAO_PEGTL_STRING(".const")> {};
+                       TAO_PEGTL_STRING(".global"), TAO_PEGTL_STRING(".const"),
+                       TAO_PEGTL_STRING(".param")> {};
 struct array : pg::seq<pg::one<'['>, pg::opt<dec_int>, pg::one<']'>> {};
 struct var_attr : pg::sor<align, TAO_PEGTL_STRING(".extern"), TAO_PEGTL_STRING(".visible"),
                           TAO_PEGTL_STRING(".weak"), type> {};
+/// An initializer as written (PTX ISA 5.4.4); variables.cpp reads its values.
+struct initializer : pg::until<pg::at<pg::one<';'>>> {};
+struct extern_kw : TAO_PEGTL_STRING(".extern") {};
 struct var_decl
-    : pg::seq<pg::opt<pg::sor<TAO_PEGTL_STRING(".extern"), TAO_PEGTL_STRING(".visible"),
-                              TAO_PEGTL_STRING(".weak")>, ws>,
+    : pg::seq<pg::opt<pg::sor<extern_kw, TAO_PEGTL_STRING(".visible"), TAO_PEGTL_STRING(".weak")>, ws>,
               space, ws, pg::star<var_attr, ws>, name, pg::opt<array>, ws,
-              pg::opt<pg::one<'='>, pg::until<pg::at<pg::one<';'>>>>, pg::one<';'>> {};
+              pg::opt<pg::one<'='>, ws, initializer>, pg::one<';'>> {};
 struct loc_triple : pg::seq<dec_int, hs, dec_int, hs, dec_int> {};
 struct loc : pg::seq<TAO_PEGTL_STRING(".loc"), hs, loc_triple,
                      pg::opt<hs, pg::one<','>, hs, TAO_PEGTL_STRING("function_name"), hs, name>,
@@ -112,10 +118,12 @@ struct module : pg::seq<ws, pg::star<pg::not_at<pg::eof>, pg::must<top_level>, w
 template <class Rule>
 using selector = pg::parse_tree::selector<
     Rule, pg::parse_tree::store_content::on<name, integer, float_bits, sink, vector, offset, address,
+                                            paren_list,
                                             pair, opcode, guard, guard_not, instruction, label, type,
                                             align, count, reg_item, reg_decl, space, array, var_decl,
                                             loc, loc_triple, block_open, block_close, param,
                                             function_name, entry_kind, function, file_directive,
+                                            initializer, extern_kw,
                                             string_lit, target, dec_int, hex_int, operands>>;
 
 }  // namespace heddle::ptx::grammar

@@ -16,6 +16,7 @@ namespace {
 const Type kU32{Type::Kind::u, 4};
 const Type kU64{Type::Kind::u, 8};
 const Type kPred{Type::Kind::pred, 1};
+constexpr std::uint32_t kMaxArrivals = (1u << 20) - 1;  // an mbarrier's arrival counts
 
 template <class F>
 void each_lane(std::uint32_t exec, F&& f) {
@@ -28,7 +29,12 @@ int first_lane(std::uint32_t exec) { return std::countr_zero(exec); }
 // A shared-memory address operand as an offset in the CTA's shared window.
 std::uint32_t shared_address(const Warp& w, const Instr& in, const Arg& a, int lane) {
   std::uint64_t v = w.address(a, lane);
-  if (in.space == Space::shared) return static_cast<std::uint32_t>(v);
+  if (in.space == Space::shared) {
+    if (v >= w.state.program().shared_bytes)
+      throw ModelError(fmt::format("`{}`: shared address {:#x} is past the CTA's {} bytes of shared memory",
+                                   in.opcode, v, w.state.program().shared_bytes), in.loc);
+    return static_cast<std::uint32_t>(v);
+  }
   if (v < kSharedWindow || v >= kSharedWindow + w.state.program().shared_bytes)
     throw ModelError(fmt::format("`{}`: address {:#x} is not in shared memory", in.opcode, v), in.loc);
   return static_cast<std::uint32_t>(v - kSharedWindow);
@@ -55,8 +61,17 @@ gpu::Mbarrier& mbarrier_at(Warp& w, const Instr& in, std::uint32_t addr) {
   return *b;
 }
 
+// An mbarrier's shared address: the object is 8 bytes, 8-byte aligned (PTX ISA 9.7.13.15.1).
+std::uint32_t mbarrier_address(const Warp& w, const Instr& in, const Arg& a, int lane) {
+  std::uint32_t addr = shared_address(w, in, a, lane);
+  if (addr % 8 != 0)
+    throw ModelError(fmt::format("`{}`: the mbarrier at shared address {:#x} is not 8-byte aligned",
+                                 in.opcode, addr), in.loc);
+  return addr;
+}
+
 gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane) {
-  return mbarrier_at(w, in, shared_address(w, in, a, lane));
+  return mbarrier_at(w, in, mbarrier_address(w, in, a, lane));
 }
 
 // The 128-byte tensormap at address operand `a` (global, or shared for .shared::cta).
@@ -117,7 +132,7 @@ void mbarrier_op(Warp& w, const Instr& in, std::uint32_t exec) {
   };
   if (in.op == Op::mbar_try_wait) {  // once per distinct (barrier, parity): lanes test in lockstep
     std::set<std::pair<std::uint32_t, std::uint32_t>> waits;  // (barrier address, parity)
-    each_lane(exec, [&](int l) { waits.insert({shared_address(w, in, in.args.at(1), l), parity(l)}); });
+    each_lane(exec, [&](int l) { waits.insert({mbarrier_address(w, in, in.args.at(1), l), parity(l)}); });
     for (auto [addr, p] : waits)  // try_wait spins: it returns once it succeeds
       mbarrier_at(w, in, addr).wait_parity(p, in.loc);
     each_lane(exec, [&](int l) { w.set(in.args.at(0), l, 1, kPred); });
@@ -125,13 +140,17 @@ void mbarrier_op(Warp& w, const Instr& in, std::uint32_t exec) {
   }
   each_lane(exec, [&](int l) {  // one operation per lane
     if (in.op == Op::mbar_init) {
-      std::uint32_t addr = shared_address(w, in, in.args.at(0), l);
+      std::uint32_t addr = mbarrier_address(w, in, in.args.at(0), l);
       gpu::Mbarrier*& b = w.state.mbarrier(w.thread.cta, addr);
       if (b != nullptr)
         throw ModelError(fmt::format("mbarrier.init of {}, which is initialised already",
                                      w.state.shared_name(w.thread.cta, addr)), in.loc);
-      b = &make<gpu::Mbarrier>(w.state.shared_name(w.thread.cta, addr),
-                               static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32)));
+      auto count = static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32));
+      if (count < 1 || count > kMaxArrivals)  // PTX ISA 9.7.13.15.9: count in [1, 2^20 - 1]
+        throw ModelError(fmt::format("mbarrier.init of {} with count {}: the count must be 1 to {}",
+                                     w.state.shared_name(w.thread.cta, addr),
+                                     static_cast<std::int32_t>(count), kMaxArrivals), in.loc);
+      b = &make<gpu::Mbarrier>(w.state.shared_name(w.thread.cta, addr), count);
       touch_object(w, in, addr, true);
       return;
     }
@@ -145,6 +164,11 @@ void mbarrier_op(Warp& w, const Instr& in, std::uint32_t exec) {
       b.arrive_expect_tx(static_cast<std::uint32_t>(w.value(in.args.at(2), l, kU32)), in.loc);
     } else {
       auto n = in.args.size() > 2 ? w.value(in.args[2], l, kU32) : 1;
+      // 9.7.13.15.13: the count must be 1 to 2^20 - 1, and the arrivals may not
+      // exceed what the phase still needs (the pending count would underflow).
+      if (n < 1 || n > kMaxArrivals || static_cast<std::int64_t>(n) > b.pending())
+        throw ModelError(fmt::format("`{}` arrives {} times on {}, whose phase needs {} more arrivals",
+                                     in.opcode, n, b.name(), b.pending()), in.loc);
       for (std::uint64_t k = 0; k < n; ++k) b.arrive(in.loc);
     }
     w.set(in.args.at(0), l, b.phase(), kU64);  // the opaque state: the phase arrived in

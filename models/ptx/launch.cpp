@@ -22,10 +22,35 @@ std::uint64_t number(const std::string& text, const std::string& what) {
   throw UsageError(fmt::format("--arg {}: {} is not a number", what, text));
 }
 
+// A scalar of kind u32/i32/u64/i64 written in `text`, which must fit it.
+std::uint64_t scalar(const std::string& kind, const std::string& text, const std::string& what) {
+  const bool is_signed = kind[0] == 'i', wide = kind[1] == '6';
+  try {
+    std::size_t used = 0;
+    if (!is_signed && text.find('-') == std::string::npos) {
+      unsigned long long v = std::stoull(text, &used, 0);
+      if (used == text.size() && (wide || v <= 0xffffffffull)) return v;
+    } else if (is_signed) {
+      long long v = std::stoll(text, &used, 0);
+      if (used == text.size() && (wide || (v >= INT32_MIN && v <= INT32_MAX)))
+        return static_cast<std::uint64_t>(v) & (wide ? ~0ull : 0xffffffffull);
+    }
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("--arg {}: {} is not a {} value (it would not fit, or is not a number)",
+                               what, text, kind));
+}
+
+// "WxH": each 1 to 2^31 (the box divides the shape; a 0 would divide by zero).
 void two(const std::string& text, std::uint32_t out[2], const std::string& what) {
   std::size_t x = text.find('x');
-  out[0] = static_cast<std::uint32_t>(number(text.substr(0, x), what));
-  out[1] = x == std::string::npos ? 1 : static_cast<std::uint32_t>(number(text.substr(x + 1), what));
+  std::uint64_t v[2] = {scalar("u32", text.substr(0, x), what),
+                        x == std::string::npos ? 1 : scalar("u32", text.substr(x + 1), what)};
+  for (int i = 0; i < 2; ++i) {
+    if (v[i] == 0 || v[i] > (1u << 31))
+      throw UsageError(fmt::format("--arg {}: {} has a dimension of {}; each must be 1 to 2^31", what, text, v[i]));
+    out[i] = static_cast<std::uint32_t>(v[i]);
+  }
 }
 
 // The model's tensormap encoding (models/gpu/bulk.hpp TmaDesc) plus, at
@@ -76,13 +101,17 @@ ArgSpec parse_arg(const std::string& text) {
       std::string key = item.substr(0, e), value = e == std::string::npos ? "" : item.substr(e + 1);
       if (key == "shape") two(value, a.shape, a.name);
       else if (key == "box") two(value, a.box, a.name);
-      else if (key == "elem") a.elem = static_cast<std::uint32_t>(number(value, a.name));
+      else if (key == "elem") a.elem = static_cast<std::uint32_t>(scalar("u32", value, a.name));
       else throw UsageError(fmt::format("--arg {}: unknown tensormap field {}; expected {}", text, key, kArgForms));
     }
     if (a.tensor.empty()) throw UsageError(fmt::format("--arg {}: name the buffer the tensormap describes", text));
+    if (a.elem != 1 && a.elem != 2 && a.elem != 4 && a.elem != 8 && a.elem != 16)
+      throw UsageError(fmt::format("--arg {}: elem={} is not an element size (1, 2, 4, 8 or 16 bytes)", text, a.elem));
+    if (std::uint64_t{a.shape[0]} * a.shape[1] * a.elem > (64u << 20))
+      throw UsageError(fmt::format("--arg {}: the tensor is larger than 64 MiB", text));
   } else if (kind == "u32" || kind == "i32" || kind == "u64" || kind == "i64") {
-    a.value = number(rest, a.name);
-    if (kind[1] == '3') a.value &= 0xffffffffull;
+    a.value = scalar(kind, rest, a.name);
+    a.scalar_bytes = kind[1] == '3' ? 4 : 8;
   } else {
     throw UsageError(fmt::format("--arg {}: unknown kind {}; expected {}", text, kind, kArgForms));
   }
@@ -127,8 +156,17 @@ LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
     params_.push_back(std::move(bytes));
   }
   shared_.resize(p.symbols.size());
+  global_at_.resize(p.symbols.size());
+  for (std::size_t i = 0; i < p.symbols.size(); ++i) {
+    const Symbol& s = p.symbols[i];
+    if (s.space != Space::global && s.space != Space::constant) continue;
+    gpu::View<std::uint8_t> v = gpu::global<std::uint8_t>(s.display, s.bytes);
+    std::memcpy(v.region().bytes(), s.init.data(), s.init.size());  // setup: initial contents
+    global_at_[i] = gpu::current_grid().address_of(v.region());
+    if (s.space == Space::global) variables_.push_back(v);
+  }
   for (std::size_t i = 0; i < p.symbols.size(); ++i)
-    if (p.symbols[i].space == Space::shared)
+    if (p.symbols[i].space == Space::shared && p.symbols[i].bytes > 0)
       shared_[i] = gpu::shared<std::uint8_t>(p.symbols[i].display, p.symbols[i].bytes);
 }
 
@@ -143,6 +181,13 @@ std::uint64_t LaunchState::param_address(int i) const {
   return address;
 }
 
+std::uint64_t LaunchState::symbol_address(int symbol) const {
+  const Symbol& s = program().symbols.at(static_cast<std::size_t>(symbol));
+  if (s.space == Space::param) return param_address(static_cast<int>(s.offset));
+  if (s.space == Space::global || s.space == Space::constant) return global_at_.at(static_cast<std::size_t>(symbol));
+  return s.offset;
+}
+
 std::pair<Region*, std::size_t> LaunchState::resolve(Space space, std::uint64_t addr,
                                                      std::size_t bytes, int cta,
                                                      const Instr& in) const {
@@ -154,15 +199,16 @@ std::pair<Region*, std::size_t> LaunchState::resolve(Space space, std::uint64_t 
   if (space == Space::shared) {
     for (std::size_t i = 0; i < p.symbols.size(); ++i) {
       const Symbol& s = p.symbols[i];
-      if (s.space == Space::shared && addr >= s.offset && addr + bytes <= s.offset + s.bytes)
+      if (s.space == Space::shared && addr >= s.offset && bytes <= s.bytes &&
+          addr - s.offset <= s.bytes - bytes)  // no overflow near 2^64
         return {&shared_[i][cta].region(), addr - s.offset};
     }
-  } else if (space == Space::global || space == Space::generic) {
+  } else if (space == Space::global || space == Space::generic || space == Space::constant) {
     auto [r, off] = gpu::current_grid().resolve(addr, bytes);
     if (r != nullptr) return {r, off};
   } else {
     throw ModelError(fmt::format("`{}`: the {} state space is not modelled", in.opcode,
-                                 space == Space::local ? "local" : "param/const"),
+                                 space == Space::local ? "local" : "param"),
                      in.loc);
   }
   throw ModelError(fmt::format("`{}` accesses {} bytes at unmapped {} address {:#x} (out of "
@@ -181,7 +227,9 @@ std::string LaunchState::shared_name(int cta, std::uint32_t addr) const {
 }
 
 void LaunchState::observe_buffers() const {
-  for (const auto& [name, view] : buffers_) {
+  std::vector<std::pair<std::string, gpu::View<std::uint8_t>>> all(buffers_.begin(), buffers_.end());
+  for (const auto& v : variables_) all.emplace_back(v.region().name(), v);
+  for (const auto& [name, view] : all) {
     if (view.size() <= 64) {  // small buffers in full (hex bytes), larger ones hashed
       std::string hex;
       for (std::size_t i = 0; i < view.size(); ++i) hex += fmt::format("{:02x}", view.raw(i));

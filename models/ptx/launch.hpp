@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct ArgSpec {
   Kind kind = Kind::scalar;
   std::uint64_t bytes = 0;          // buffer size
   std::uint64_t value = 0;          // scalar value
+  int scalar_bytes = 8;             // scalar: 4 for u32/i32, 8 for u64/i64
   std::string tensor;               // tensormap: the buffer it describes
   std::uint32_t shape[2] = {1, 1};  // tensormap: tensor shape in elements
   std::uint32_t box[2] = {1, 1};    // tensormap: box shape in elements
@@ -31,6 +33,13 @@ struct ArgSpec {
 /// Parses "name=buffer:BYTES", "name=tensormap:BUF,shape=WxH,box=WxH[,elem=E]",
 /// "name=u32:V" (also i32, u64, i64); UsageError says the accepted forms.
 ArgSpec parse_arg(const std::string& text);
+/// Checks `args` against the parameters of `p` before any execution: one
+/// per parameter, named as it (or as nvcc's generated name allows), values
+/// that fit its type, tensormaps over buffers large enough; UsageError
+/// naming the parameter and its PTX line otherwise.
+void check_args(const Program& p, const std::vector<ArgSpec>& args);
+/// Parses --smem BYTES: dynamic shared memory per CTA, 0 to 1 MiB.
+std::uint32_t parse_smem(const std::string& text);
 /// Parses "X[,Y[,Z]]" into three dimensions.
 std::array<int, 3> parse_dims(const std::string& text, const char* what);
 
@@ -57,6 +66,10 @@ class LaunchState {
   /// tensormap parameter (`__grid_constant__ CUtensorMap`) lives in global
   /// memory; ModelError for other parameters.
   std::uint64_t param_address(int i) const;
+  /// The address a variable's name stands for (mov, an address operand):
+  /// shared variables their offset in the shared window, .global/.const
+  /// ones their global address, parameters param_address().
+  std::uint64_t symbol_address(int symbol) const;
   /// The region and byte offset of `bytes` at address `addr` in `space`
   /// for a warp of CTA `cta`; ModelError naming the instruction when unmapped.
   std::pair<Region*, std::size_t> resolve(Space space, std::uint64_t addr, std::size_t bytes,
@@ -65,8 +78,11 @@ class LaunchState {
   gpu::Mbarrier*& mbarrier(int cta, std::uint32_t addr) { return mbarriers_[{cta, addr}]; }
   /// A name for shared address `addr` ("full[1]").
   std::string shared_name(int cta, std::uint32_t addr) const;
-  /// The clock of the atomic location (region, offset) (atom/red .release/.acquire).
-  SyncClock& atomic_clock(const Region* r, std::size_t offset) { return atomics_[{r, offset}]; }
+  /// The clock of strong location (region, offset) for releases from CTA
+  /// `domain`, or at .gpu/.sys scope for domain -1 (memory_model.cpp).
+  SyncClock& location_clock(const Region* r, std::size_t offset, int domain) {
+    return locations_[{r, offset, domain}];
+  }
   /// Records each buffer's contents as the final state.
   void observe_buffers() const;
 
@@ -75,8 +91,10 @@ class LaunchState {
   std::vector<std::vector<std::uint8_t>> params_;
   std::map<std::string, gpu::View<std::uint8_t>> buffers_;
   std::vector<gpu::Shared<std::uint8_t>> shared_;  // by symbol index (empty views for others)
+  std::vector<std::uint64_t> global_at_;           // by symbol index: .global/.const addresses
+  std::vector<gpu::View<std::uint8_t>> variables_; // the .global variables, observed at exit
   std::map<std::pair<int, std::uint32_t>, gpu::Mbarrier*> mbarriers_;
-  std::map<std::pair<const Region*, std::size_t>, SyncClock> atomics_;
+  std::map<std::tuple<const Region*, std::size_t, int>, SyncClock> locations_;
 };
 
 /// Runs warp `warp` of the caller's CTA (the body of one heddle thread).

@@ -40,7 +40,8 @@ const std::map<std::string, Op>& simple_ops() {
       {"shr", Op::shr},   {"setp", Op::setp}, {"selp", Op::selp}, {"cvt", Op::cvt},
       {"cvta", Op::cvta}, {"ld", Op::ld},     {"st", Op::st},     {"bra", Op::bra},
       {"ret", Op::exit},  {"exit", Op::exit}, {"elect", Op::elect}, {"shfl", Op::shfl},
-      {"atom", Op::atom}, {"red", Op::red},   {"membar", Op::fence_noop}, {"fma", Op::mad}};
+      {"atom", Op::atom}, {"red", Op::red},   {"membar", Op::fence_order}, {"fma", Op::mad},
+      {"call", Op::call}};
   return ops;
 }
 
@@ -59,7 +60,8 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
       return Op::fence_tensormap_acquire;
     if (at(0, "proxy") && at(1, "tensormap::generic") && has(m, "release"))
       return Op::fence_tensormap_release;
-    if (at(0, "mbarrier_init") || at(0, "acq_rel") || at(0, "sc")) return Op::fence_noop;
+    if (at(0, "mbarrier_init")) return Op::fence_noop;
+    if (at(0, "acq_rel") || at(0, "sc")) return Op::fence_order;
     return std::nullopt;
   }
   if (base == "mbarrier") {
@@ -151,12 +153,12 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
       return false;
   if (in.op == Op::atom || in.op == Op::red)
     if (in.space == Space::local || in.space == Space::param) return false;
-  return true;
+  return decode_memory_order(in);
 }
 
 std::size_t operand_count(const Instr& in) {
   switch (in.op) {
-    case Op::exit: case Op::bar_warp_sync: case Op::fence_noop: case Op::fence_proxy_async:
+    case Op::exit: case Op::ret: case Op::call: case Op::bar_warp_sync: case Op::fence_noop: case Op::fence_order: case Op::fence_proxy_async:
     case Op::bulk_commit: case Op::cp_async_commit: case Op::wgmma_fence:
     case Op::wgmma_commit: return 0;
     case Op::wgmma_wait: return 1;

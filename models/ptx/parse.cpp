@@ -75,6 +75,9 @@ Operand operand(const Node& n) {
   } else if (n.is_type<g::pair>()) {
     o.kind = Operand::Kind::pair;
     for (const auto& c : n.children) o.elems.push_back(operand(*c));
+  } else if (n.is_type<g::paren_list>()) {
+    o.kind = Operand::Kind::list;
+    for (const auto& c : n.children) o.elems.push_back(operand(*c));
   } else if (n.is_type<g::vector>()) {
     o.kind = Operand::Kind::vector;
     for (const auto& c : n.children) o.elems.push_back(operand(*c));
@@ -145,6 +148,8 @@ Statement var_decl(const Node& n) {
     if (c->is_type<g::type>()) s.type = c->string();
     if (c->is_type<g::align>()) s.align = to_count(c->children[0]->string());
     if (c->is_type<g::name>()) s.name = c->string();
+    if (c->is_type<g::initializer>()) s.init = c->string();
+    if (c->is_type<g::extern_kw>()) s.is_extern = true;
     if (c->is_type<g::array>())
       s.bytes = c->children.empty() ? 0 : to_count(c->children[0]->string());
   }
@@ -207,7 +212,7 @@ Function function(const Node& n) {
   for (const auto& c : n.children) {
     if (c->is_type<g::entry_kind>()) f.entry = c->string() == ".entry";
     if (c->is_type<g::function_name>()) f.name = c->string(), after_name = true;
-    if (c->is_type<g::param>() && after_name) f.params.push_back(param(*c));
+    if (c->is_type<g::param>()) (after_name ? f.params : f.rets).push_back(param(*c));
   }
   body(n, f.body);
   return f;

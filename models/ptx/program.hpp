@@ -18,9 +18,9 @@ enum class Op {
   mov, add, sub, mul, mad, div, rem, min, max, abs, neg, and_, or_, xor_, not_, shl, shr,
   setp, selp, cvt, cvta, ld, st, bra, exit, bar_sync, bar_arrive, bar_warp_sync, fence_noop,
   fence_proxy_async, fence_tensormap_acquire, fence_tensormap_release, mbar_init, mbar_arrive, mbar_expect_tx,
-  mbar_try_wait, mbar_test_wait, tma_load, tma_store, bulk_commit, bulk_wait, tensormap_replace,
+  fence_order, mbar_try_wait, mbar_test_wait, tma_load, tma_store, bulk_commit, bulk_wait, tensormap_replace,
   tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait,
-  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait
+  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait, call, ret
 };
 
 /// A scalar type: width in bytes, kind (PTX ISA 5.2).
@@ -34,6 +34,12 @@ struct Type {
 
 /// PTX state spaces (PTX ISA 5.1).
 enum class Space { generic, global, shared, param, local, constant };
+
+/// Memory-consistency semantics of ld/st/atom/red/fence (PTX ISA 8.4,
+/// 9.7.9.8-9): plain (weak) accesses, or morally strong ones (memory_model.cpp).
+enum class Sem { weak, relaxed, acquire, release, acq_rel };
+/// The scope of a strong operation (PTX ISA 8.5): the threads it is strong with.
+enum class Scope { cta, cluster, gpu, sys };
 
 /// Special registers (PTX ISA 10).
 enum class Special { tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, lanemask_lt };
@@ -58,6 +64,21 @@ struct Symbol {
   Space space = Space::shared;
   std::uint32_t offset = 0;   // shared: offset in the CTA's shared window; param: index
   std::uint32_t bytes = 0;
+  Type type;                  // param: the declared type (.u32, .b8 for arrays)
+  int line = 0;               // where it is declared
+  std::vector<std::uint8_t> init;  // global/constant: the initial contents (bytes long)
+  bool frame = false;  // a .local variable or a function's .param: `offset` is in the
+                       // running function's frame of the lane's local memory (calls.cpp)
+};
+
+/// A function the kernel calls (PTX ISA 7.2): its code, or a builtin.
+struct Func {
+  enum class Builtin { none, vprintf, assertfail };
+  std::string name;
+  Builtin builtin = Builtin::none;
+  int entry = -1;                   // first instruction
+  std::uint32_t frame = 0;          // bytes of its frame (its .local and .param variables)
+  std::vector<int> params, rets;    // frame symbols of its parameters and return values
 };
 
 /// One decoded instruction.
@@ -75,6 +96,11 @@ struct Instr {
   bool wide = false;              // .wide (mul, mad): decoded once, the ALU asks per lane
   bool to = false;                // cvta.to
   std::string cmp;                // setp's comparison
+  int callee = -1;                // call: index into Program::funcs; args: {rets list, params list}
+  Sem sem = Sem::weak;            // ld/st/atom/red/fence: .relaxed/.acquire/.release/.acq_rel
+  Scope scope = Scope::gpu;       // their .cta/.cluster/.gpu/.sys (default .gpu)
+  int spin_begin = -1;            // a strong ld heading a pure spin loop: the loop's
+  int spin_end = -1;              // first and last instruction (memory_model.cpp)
   int line = 0;                   // PTX line
   // The report position: its file reads "kernel.cu:LINE via kernel.ptx", its
   // line is the PTX line, so reports print "kernel.cu:32 via kernel.ptx:151"
@@ -91,15 +117,19 @@ struct Program {
   std::vector<std::string> reg_names;  // by register index
   std::vector<Symbol> symbols;
   std::vector<int> params;             // symbol index of each kernel parameter, in order
+  std::vector<Func> funcs;             // funcs[0]: the kernel (its frame), then what it calls
   std::uint32_t shared_bytes = 0;      // size of one CTA's shared window
   std::deque<std::string> texts;       // storage of the locations' strings
   std::deque<LocRecord> locs;          // storage of the locations (foreign_location.hpp)
 };
 
-/// Decodes entry `kernel` of `module`; UsageError naming the instruction
-/// and its PTX line for anything the interpreter does not support.
-Program decode(const Module& module, const std::string& kernel);
+/// Decodes entry `kernel` of `module` for a launch with `dynamic_shared`
+/// bytes of dynamic shared memory (`extern .shared`); UsageError naming the
+/// instruction and its PTX line for anything the interpreter does not support.
+Program decode(const Module& module, const std::string& kernel, std::uint32_t dynamic_shared = 0);
 /// Base of a CTA's shared window in generic addresses (cvta.shared adds it).
 inline constexpr std::uint64_t kSharedWindow = 0x7e0000000000ull;
+/// Base of a lane's local memory in generic addresses (cvta.local adds it).
+inline constexpr std::uint64_t kLocalWindow = 0x7f0000000000ull;
 
 }  // namespace heddle::ptx

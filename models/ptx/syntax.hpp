@@ -17,11 +17,11 @@ struct Pos {
 
 /// One instruction operand as written.
 struct Operand {
-  enum class Kind { name, integer, bits, address, vector, pair, sink };
+  enum class Kind { name, integer, bits, address, vector, pair, sink, list };
   Kind kind = Kind::name;
   std::string name;              // name: register, symbol or label; address: its base
   std::int64_t value = 0;        // integer; bits: a 0f/0d float's bit pattern; address: offset
-  std::vector<Operand> elems;    // vector elements; pair {d, p}; address: tensor coordinates
+  std::vector<Operand> elems;    // vector elements; pair {d, p}; address: tensor coordinates; list
   bool has_elems = false;        // address: a tensor coordinate vector follows the base
 };
 
@@ -48,6 +48,8 @@ struct Statement {
   std::string space;             // var_decl: ".shared", ".local", ".global"
   std::int64_t bytes = 0;        // var_decl: array size in elements (0: extern, unsized)
   int align = 0;
+  std::string init;              // var_decl: the initializer as written ("{1, 2}"), "" without
+  bool is_extern = false;        // var_decl: .extern (defined in another module, or dynamic shared)
   // loc: innermost position, then the inlined_at chain outwards
   std::vector<SourceLoc> locs;
 };
@@ -67,7 +69,8 @@ struct Function {
   bool entry = false;
   Pos pos;
   std::vector<ParamDecl> params;
-  std::vector<Statement> body;
+  std::vector<ParamDecl> rets;   // .func: the return parameters, before the name
+  std::vector<Statement> body;   // empty for a declaration without a body
 };
 
 /// A parsed PTX module.

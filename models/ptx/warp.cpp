@@ -41,6 +41,10 @@ void Warp::run() {
         if ((group >> l & 1) && ((regs_[in.guard * 32 + l] != 0) == in.guard_negated)) exec &= ~(1u << l);
     for (int l = 0; l < 32; ++l)
       if (group >> l & 1) ++pc_[l];
+    if (order.spin_pc >= 0) {  // the warp left its spin loop: the next trip is a first one
+      const Instr& head = p.code[static_cast<std::size_t>(order.spin_pc)];
+      if (pc < head.spin_begin || pc > head.spin_end) order.spin_pc = -1;
+    }
     if (exec == 0) continue;
     if (wgmma.issued != wgmma.retired) check_accumulators(*this, in);
     try {
@@ -62,7 +66,13 @@ void Warp::step(const Instr& in, std::uint32_t exec) {
       return;
     case Op::exit: live_ &= ~exec; return;
     case Op::ld:
-    case Op::st: load_store(in, exec); return;
+    case Op::st:
+      if (in.sem != Sem::weak) return strong_load_store(*this, in, exec);
+      load_store(in, exec);
+      return;
+    case Op::fence_order: memory_fence(*this, in); return;
+    case Op::call: call(*this, in, exec); return;
+    case Op::ret: ret(*this, in, exec); return;
     case Op::shfl: shuffle(in, exec); return;
     default: break;
   }
@@ -96,8 +106,9 @@ std::uint64_t Warp::value(const Arg& a, int lane, const Type& t) const {
     case Arg::Kind::imm: return truncate(static_cast<std::uint64_t>(a.imm), t.bytes ? t.bytes : 8);
     case Arg::Kind::special: return special(a, lane);
     case Arg::Kind::symbol: {
-      const Symbol& s = state.program().symbols[a.symbol];
-      return s.space == Space::param ? state.param_address(static_cast<int>(s.offset)) : s.offset;
+      const Symbol& s = state.program().symbols[static_cast<std::size_t>(a.symbol)];
+      if (s.frame) return lanes[static_cast<std::size_t>(lane)].base + s.offset;  // in local memory
+      return state.symbol_address(a.symbol);
     }
     default: throw ModelError("an operand of this kind has no value here");
   }
@@ -128,6 +139,7 @@ void Warp::load_store(const Instr& in, std::uint32_t exec) {
   const Arg& data = store ? in.args.at(1) : in.args.at(0);
   const Arg& addr = store ? in.args.at(0) : in.args.at(1);
   const int size = in.type.bytes, n = in.vec;
+  if (touches_local(*this, in, exec)) return local_load_store(*this, in, exec);
   if (in.space == Space::param) {
     if (store || addr.kind != Arg::Kind::symbol)
       throw ModelError(fmt::format("`{}`: only ld.param of a kernel parameter is modelled", in.opcode), in.loc);

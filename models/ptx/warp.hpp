@@ -58,6 +58,36 @@ class Warp {
     std::vector<std::uint32_t> group_ends;  // committed groups, oldest first: their last mma
   } wgmma;
 
+  /// The memory model's state of the warp (memory_model.cpp): the clock its
+  /// last fence released (relaxed stores after it publish it), what its
+  /// relaxed loads read since (the next fence acquires it), and the last
+  /// trip of the spin loop it is in: the head's index, lanes and values.
+  struct Ordering {
+    SyncClock fence_release, pending_acquire;
+    bool fenced = false;
+    int spin_pc = -1;
+    std::uint32_t spin_exec = 0;
+    std::array<std::uint64_t, 32> spin_value{};
+  } order;
+
+  /// A lane's call stack and local memory (calls.cpp): the frames of the
+  /// functions it is in, the running one's base and index in Program::funcs.
+  struct Lane {
+    struct Frame {
+      int ret_pc;          // where the caller resumes
+      std::uint32_t base;  // the caller's frame
+      int func;            // the caller
+      const Instr* call;   // the call, whose result operands ret fills
+    };
+    std::vector<Frame> calls;
+    std::uint32_t base = 0;
+    int func = 0;
+    std::vector<std::byte> local;
+  };
+  std::array<Lane, 32> lanes;
+  /// The program counter of `lane` (call and ret move it).
+  int& pc(int lane) { return pc_[static_cast<std::size_t>(lane)]; }
+
   /// Register `reg` of `lane`, for the operations that keep state outside the ALU.
   std::uint64_t& reg(int r, int lane) { return regs_[r * 32 + lane]; }
 
@@ -83,6 +113,26 @@ void run_wgmma(Warp& w, const Instr& in, std::uint32_t exec);
 /// ModelError when `in` touches an accumulator register of an mma_async
 /// that no wgmma.wait_group has retired (PTX ISA 9.7.15, wgmma.mma_async).
 void check_accumulators(const Warp& w, const Instr& in);
+
+/// A strong (.relaxed/.acquire/.release/.volatile) ld or st (memory_model.cpp).
+void strong_load_store(Warp& w, const Instr& in, std::uint32_t exec);
+/// fence.acq_rel/fence.sc/membar: the fence-fence patterns of PTX ISA 8.8.
+void memory_fence(Warp& w, const Instr& in);
+/// The release effect of strong write `in` at (r, off): a .release, or a
+/// relaxed write after a fence.
+void release_at(Warp& w, const Instr& in, const Region* r, std::size_t off);
+/// The acquire effect of strong read `in` at (r, off): an .acquire now, or
+/// for a relaxed read at the warp's next fence.
+void acquire_at(Warp& w, const Instr& in, const Region* r, std::size_t off);
+
+/// call and ret for the lanes in `exec` (calls.cpp).
+void call(Warp& w, const Instr& in, std::uint32_t exec);
+void ret(Warp& w, const Instr& in, std::uint32_t exec);
+/// True when ld/st `in` accesses local memory (.local, a function's .param,
+/// or a generic address in the local window) for a lane in `exec`.
+bool touches_local(const Warp& w, const Instr& in, std::uint32_t exec);
+/// ld/st of the lanes' local memory.
+void local_load_store(Warp& w, const Instr& in, std::uint32_t exec);
 
 /// Bit helpers shared by the interpreter's files.
 std::uint64_t truncate(std::uint64_t v, int bytes);

@@ -100,11 +100,6 @@ $SKIP:
                                       racy ? read : "", racy ? "" : read));
 }
 
-// The 1-based line of `marker` in `text`.
-long line_of(const std::string& text, const std::string& marker) {
-  return 1 + std::count(text.begin(), text.begin() + static_cast<long>(text.find(marker)), '\n');
-}
-
 // Each lane copies 4 bytes of global memory to shared memory with cp.async,
 // commits, waits the group and reads them back; with `racy`, it reads first.
 std::string cp_async_kernel(bool racy) {
@@ -170,20 +165,6 @@ $DONE:
 }}
 )",
                      fence ? "fence.proxy.async.shared::cta;" : "");
-}
-
-std::string u32_hex(const std::vector<std::uint32_t>& values) {
-  std::string hex;
-  for (std::uint32_t v : values)
-    for (int b = 0; b < 4; ++b) hex += fmt::format("{:02x}", (v >> (8 * b)) & 0xff);
-  return hex;
-}
-
-std::string final_out(const PtxLaunch& l) {
-  Outcomes o = outcomes(build_ptx(l), ptx_values(l), RunConfig{});
-  REQUIRE(o.verdicts == std::set<std::string>{"ok"});
-  REQUIRE(o.final_states.size() == 1);
-  return *o.final_states.begin();
 }
 
 }  // namespace

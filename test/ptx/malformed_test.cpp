@@ -67,3 +67,82 @@ TEST_CASE("ptx: numbers, sizes and nesting past what heddle models are usage err
                        Bad{deep.c_str(), "9:64: braces nested more than 64 deep"}})
     expect_rejected(b);
 }
+
+TEST_CASE("ptx: forms the interpreter cannot run are refused at load, naming them", "[ptx]") {
+  for (const Bad& b :
+       {Bad{"$L:\n$L:", "10:1: label $L is defined twice"},
+        Bad{"  bar.arrive 1;", "9:3: `bar.arrive`: bar.arrive needs a thread count"},
+        Bad{"  setp.xy.u32 %r3, %r1, %r2;", "the comparison .xy is not interpreted"},
+        Bad{"  atom.global.nand.b32 %r1, [%rd1], %r2;", "this atomic operation is not interpreted"},
+        Bad{"  atom.global.min.f32 %r1, [%rd1], %r2;", "a floating-point atomic other than add"},
+        Bad{"  mul.wide.u64 %rd2, %rd1, %rd1;", ".wide doubles a 16- or 32-bit type"},
+        Bad{"  rem.f32 %r1, %r2, %r3;", "this floating-point operation is not interpreted"},
+        Bad{"  mbarrier.try_wait.shared::cta.b64 %r3, [%r1], %rd1;", "only the .parity forms"},
+        Bad{"  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], "
+            "[%rd1, {%r1, %r2, %r3}], [%r2];",
+            "only 1d and 2d tensors"},
+        Bad{"  ld.param.u64 %rd2, [out_param+8];", "ld.param reads bytes 8..15 of a parameter"},
+        Bad{"  add.u32 %r1, [%rd1], 1;", "9:3: `add.u32`: operand 2 must be a register, a number or a name"},
+        Bad{"  st.const.u32 [%rd1], %r1;", ".const memory is read-only"}})
+    expect_rejected(b);
+}
+
+TEST_CASE("ptx: module variables and dynamic shared memory that cannot be laid out are refused", "[ptx]") {
+  auto module = [](const char* decl, const char* body) {
+    return write_ptx(fmt::format(".version 9.0\n.target sm_90a\n.address_size 64\n{}\n"
+                                 ".visible .entry k(.param .u64 out_param)\n{{\n  .reg .b32 %r<3>;\n"
+                                 "{}\n  ret;\n}}\n",
+                                 decl, body));
+  };
+  struct Case {
+    std::string path;
+    const char* expect;
+  };
+  for (const Case& c :
+       {Case{module(".extern .global .align 4 .b8 table[16];", ""), "4:1: .global variable table is declared .extern"},
+        Case{module(".global .align 4 .u32 t[2] = {1, 2, 3};", ""), "variable t has 2 elements but its initializer more"},
+        Case{module(".global .align 8 .u64 p = generic(q);", ""), "the initializer value `generic(q)` is not a number"},
+        Case{module(".extern .shared .align 16 .b8 smem[];", "  mov.u32 %r1, smem;"),
+             "smem is dynamic shared memory (extern .shared, line 4): give its size in bytes with --smem"}}) {
+    INFO(c.expect);
+    try {
+      build_ptx(PtxLaunch{c.path, "k", 32, "out_param=buffer:8"});
+      FAIL("accepted");
+    } catch (const UsageError& e) {
+      CHECK_THAT(e.what(), Catch::Contains(c.expect));
+    }
+  }
+}
+
+TEST_CASE("ptx: launch arguments that do not fit their parameters are usage errors (exit 2)", "[ptx]") {
+  const std::string two = write_ptx(R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+  ret;
+}
+)");
+  struct Case {
+    const char* args;
+    const char* expect;
+  };
+  for (const Case& c :
+       {Case{"--arg out=buffer:8 --arg n=u32:4294967296", "--arg n: 4294967296 is not a u32 value"},
+        Case{"--arg out=buffer:8 --arg n=u64:4294967296", "4294967296 does not fit the parameter's 4 bytes (parameter n of kernel k"},
+        Case{"--arg out=buffer:8 --arg n=i32:-2147483649", "is not a i32 value"},
+        Case{"--arg out=u32:4294967296 --arg n=u32:1", "--arg out: 4294967296 is not a u32 value"},
+        Case{"--arg otu=buffer:8 --arg n=u32:1", "--arg otu: parameter 1 of kernel k is named out ("},
+        Case{"--arg n=u32:1 --arg out=buffer:8", "--arg n is given as argument 1 but names parameter 2"},
+        Case{"--arg out=buffer:8 --arg n=buffer:8", "a pointer needs a 64-bit parameter"},
+        Case{"--arg out=tensormap:t,shape=0x0,box=1x1 --arg n=u32:1", "has a dimension of 0; each must be 1 to 2^31"},
+        Case{"--arg out=tensormap:t,shape=8x8,box=0x8 --arg n=u32:1", "has a dimension of 0"},
+        Case{"--arg out=tensormap:t,shape=8x8,box=8x8,elem=3 --arg n=u32:1", "elem=3 is not an element size"}}) {
+    INFO(c.args);
+    CliResult r = cli(fmt::format("run --ptx {} --kernel k {}", two, c.args));
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.expect));
+  }
+  CHECK(cli(fmt::format("run --ptx {} --kernel k --arg out=buffer:8 --arg n=u32:4294967295", two)).code == 0);
+  CHECK(cli(fmt::format("run --ptx {} --kernel k --arg out=buffer:8 --arg n=i32:-1", two)).code == 0);
+}

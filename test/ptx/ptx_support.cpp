@@ -1,6 +1,9 @@
 #include "test/ptx/ptx_support.hpp"
 
+#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include <fstream>
 
@@ -10,7 +13,7 @@ namespace heddle::test {
 
 std::map<std::string, std::string> ptx_values(const PtxLaunch& l) {
   return {{"file", l.file}, {"kernel", l.kernel}, {"grid", std::to_string(l.ctas)},
-          {"block", std::to_string(l.threads)}, {"args", l.args}};
+          {"block", std::to_string(l.threads)}, {"args", l.args}, {"smem", std::to_string(l.smem)}};
 }
 
 std::string build_ptx(const PtxLaunch& l) {
@@ -27,6 +30,24 @@ std::string write_ptx(const std::string& text) {
   std::string path = temp_dir() + "/kernel.ptx";
   std::ofstream(path) << text;
   return path;
+}
+
+std::string u32_hex(const std::vector<std::uint32_t>& values) {
+  std::string hex;
+  for (std::uint32_t v : values)
+    for (int b = 0; b < 4; ++b) hex += fmt::format("{:02x}", (v >> (8 * b)) & 0xff);
+  return hex;
+}
+
+std::string final_out(const PtxLaunch& l) {
+  Outcomes o = outcomes(build_ptx(l), ptx_values(l), RunConfig{});
+  REQUIRE(o.verdicts == std::set<std::string>{"ok"});
+  REQUIRE(o.final_states.size() == 1);
+  return *o.final_states.begin();
+}
+
+long line_of(const std::string& text, const std::string& marker) {
+  return 1 + std::count(text.begin(), text.begin() + static_cast<long>(text.find(marker)), '\n');
 }
 
 std::string ptx_data(const std::string& name) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <vector>
 
 #include "checker/explore/explorer.hpp"
 
@@ -15,6 +16,7 @@ struct PtxLaunch {
   int threads = 32;
   std::string args;  // space-separated NAME=SPEC
   int ctas = 1;
+  int smem = 0;  // --smem: dynamic shared memory bytes
 };
 
 /// The front end's parameter values for `l` (what `heddle run --ptx` passes).
@@ -25,6 +27,12 @@ std::string build_ptx(const PtxLaunch& l);
 RunResult run_ptx(const PtxLaunch& l, RunConfig config = {});
 /// Writes `text` to a fresh temporary .ptx file and returns its path.
 std::string write_ptx(const std::string& text);
+/// Little-endian hex of u32 values, as the front end observes a buffer.
+std::string u32_hex(const std::vector<std::uint32_t>& values);
+/// The one final state of every execution of `l`, which must all be ok.
+std::string final_out(const PtxLaunch& l);
+/// The 1-based line of `marker` in `text`.
+long line_of(const std::string& text, const std::string& marker);
 /// The path of committed PTX file `name` in test/ptx/data.
 std::string ptx_data(const std::string& name);
 

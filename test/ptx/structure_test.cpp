@@ -1,0 +1,124 @@
+// Program structure beyond one kernel body: module-scope .global/.const
+// variables with initializers (PTX ISA 5.4) and dynamic shared memory
+// sized by the launch (--smem).
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "checker/engine/errors.hpp"
+#include "test/ptx/ptx_support.hpp"
+#include "test/support/harness.hpp"
+
+using namespace heddle;
+using namespace heddle::test;
+
+namespace {
+
+const char* kGlobals = R"(.version 9.0
+.target sm_90a
+.address_size 64
+.global .align 4 .u32 table[4] = {7, 0x10, -1, 0f3F800000};
+.const .align 8 .b64 seed = 12345;
+.visible .global .align 4 .u32 counter;
+.visible .entry k(.param .u64 out_param)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out_param];
+  mov.u32 %r2, %tid.x;
+  and.b32 %r4, %r2, 31;
+  setp.ne.u32 %p1, %r4, 0;
+  @%p1 bra $DONE;
+  atom.global.add.u32 %r3, [counter], 5;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra $DONE;
+  mov.u64 %rd2, table;
+  ld.global.u32 %r1, [%rd2+8];
+  st.global.u32 [%rd1], %r1;
+  ld.global.u32 %r1, [table+12];
+  st.global.u32 [%rd1+4], %r1;
+  ld.const.u64 %rd3, [seed];
+  st.global.u64 [%rd1+8], %rd3;
+$DONE:
+  ret;
+}
+)";
+
+// Warp 0 writes its lanes' tids to smem, a barrier, warp 1 reads them back
+// into out; thread 0 also stores smem's shared address to out[32].
+std::string dynamic_smem(bool barrier) {
+  return fmt::format(R"(.version 9.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 16 .b8 smem[];
+.visible .entry k(.param .u64 out_param)
+{{
+  .reg .pred %p<3>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b8 buf[40];
+  ld.param.u64 %rd1, [out_param];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  shl.b32 %r3, %r2, 2;
+  mov.u32 %r4, smem;
+  add.u32 %r5, %r4, %r3;
+  setp.gt.u32 %p1, %r1, 31;
+  @%p1 bra $READ;
+  st.shared.u32 [%r5], %r1;
+  setp.ne.u32 %p2, %r1, 0;
+  @%p2 bra $READ;
+  st.global.u32 [%rd1+128], %r4;
+$READ:
+  {}
+  @!%p1 bra $DONE;
+  ld.shared.u32 %r6, [%r5];
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r6;
+$DONE:
+  ret;
+}}
+)",
+                     barrier ? "bar.sync 0;" : "");
+}
+
+}  // namespace
+
+TEST_CASE("ptx: module .global and .const variables hold their initializers", "[ptx][structure]") {
+  PtxLaunch l{write_ptx(kGlobals), "k", 64, "out=buffer:16"};
+  std::string state = final_out(l);
+  // table[2] = -1 as a u32, table[3] = the bits of 1.0f, seed = 12345 as a u64.
+  CHECK_THAT(state, Catch::Contains("out=" + u32_hex({0xffffffffu, 0x3f800000u, 12345u, 0}) + "\n"));
+  // counter: thread 0 of each of the two warps added 5 (10 = 0x0a), little-endian.
+  CHECK_THAT(state, Catch::Contains("counter=0a000000"));
+  CHECK_THAT(state, Catch::Contains("table=07000000" "10000000" "ffffffff" "0000803f"));
+}
+
+TEST_CASE("ptx: dynamic shared memory takes the launch's --smem size, after the static variables", "[ptx][structure]") {
+  PtxLaunch ok{write_ptx(dynamic_smem(true)), "k", 64, "out=buffer:132"};
+  ok.smem = 128;
+  std::vector<std::uint32_t> want;
+  for (std::uint32_t t = 0; t < 32; ++t) want.push_back(t);
+  // buf is at 128 (the first shared byte heddle hands out) and ends at 168;
+  // smem follows at the next multiple of its 16-byte alignment, 176.
+  want.push_back(176);
+  CHECK(final_out(ok) == "out=" + u32_hex(want) + "\n");
+  PtxLaunch racy{write_ptx(dynamic_smem(false)), "k", 64, "out=buffer:132"};
+  racy.smem = 128;
+  RunResult r = run_ptx(racy);
+  REQUIRE(r.verdict == Verdict::race);
+  CHECK_THAT(r.bug->title, Catch::Contains("smem"));
+  // 64 bytes do not hold 32 lanes' words: an out-of-bounds access, not a silent one.
+  PtxLaunch small{write_ptx(dynamic_smem(true)), "k", 64, "out=buffer:132"};
+  small.smem = 64;
+  r = run_ptx(small);
+  REQUIRE(r.verdict == Verdict::model_error);
+  CHECK_THAT(r.bug->title, Catch::Contains("unmapped shared address"));
+  CliResult c = cli(fmt::format("run --ptx {} --kernel k --block 64 --arg out=buffer:132 --smem 128", ok.file));
+  CHECK(c.code == 0);
+  c = cli(fmt::format("run --ptx {} --kernel k --block 64 --arg out=buffer:132 --smem lots", ok.file));
+  CHECK(c.code == 2);
+  CHECK_THAT(c.err, Catch::Contains("--smem lots: expected a number of bytes"));
+}
