@@ -34,6 +34,10 @@ void check_value(const Program& p, const Symbol& s, const ArgSpec& a) {
   };
   const bool array = s.type.kind == Type::Kind::none || s.bytes != 8;  // .b8 name[N]
   const int bytes = array ? 0 : s.type.bytes;
+  if (a.kind == ArgSpec::Kind::bytes) {
+    if (a.data.size() > s.bytes) fail(fmt::format("{} bytes given, the parameter has {}", a.data.size(), s.bytes));
+    return;
+  }
   if (a.kind == ArgSpec::Kind::scalar) {
     if (array) fail("a scalar for an array (struct) parameter");
     if (bytes < 8 && (a.value >> (8 * bytes)) != 0 && a.scalar_bytes == 8)

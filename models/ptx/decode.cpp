@@ -43,9 +43,11 @@ class Decoder {
     if (func_ == 0) {
       for (const Statement& g : m_.globals) declare_var(g);
       for (const ParamDecl& d : f_.params) {
-        Symbol s{d.name, d.name, Space::param, static_cast<std::uint32_t>(p_.params.size()),
-                 static_cast<std::uint32_t>(d.count > 0 ? d.count : 8), {}, d.pos.line, {}};
+        Symbol s{d.name, d.name, Space::param, static_cast<std::uint32_t>(p_.params.size()), 8, {},
+                 d.pos.line, {}};
         if (auto t = parse_type(d.type.empty() ? "" : d.type.substr(1))) s.type = *t;
+        if (d.count > 0)  // an array (a struct by value): count elements of its type
+          s.bytes = static_cast<std::uint32_t>(d.count * std::max(s.type.bytes, 1));
         p_.params.push_back(static_cast<int>(p_.symbols.size()));
         p_.symbols.push_back(s);
       }

@@ -7,6 +7,7 @@
 
 #include "checker/heddle.hpp"
 #include "models/ptx/launch.hpp"
+#include "models/ptx/opcodes.hpp"
 
 namespace heddle::ptx {
 namespace {
@@ -19,8 +20,9 @@ Kernel build(const std::map<std::string, std::string>& values) {
   std::string file = get("file", ""), entry = get("kernel", "");
   if (entry.empty()) throw UsageError(fmt::format("--ptx {}: name the kernel entry with --kernel NAME", file));
   auto launch = std::make_shared<Launch>();
-  launch->program = std::make_shared<Program>(
-      decode(parse_file(file), entry, parse_smem(get("smem", "0"))));
+  Module module = parse_file(file);
+  for (const std::string& w : module_warnings(module, entry)) fmt::print(stderr, "heddle: warning: {}\n", w);
+  launch->program = std::make_shared<Program>(decode(module, entry, parse_smem(get("smem", "0"))));
   launch->grid = parse_dims(get("grid", "1"), "--grid");
   launch->block = parse_dims(get("block", "32"), "--block");
   std::istringstream args(get("args", ""));

@@ -39,9 +39,9 @@ std::string param_problem(const Instr& in, const Program& p) {
   const Symbol& s = p.symbols[static_cast<std::size_t>(a.symbol)];
   const std::int64_t end = a.imm + in.type.bytes * in.vec;
   if (!s.frame && in.op == Op::st) return fmt::format("`{}` writes kernel parameter {}", in.opcode, s.name);
-  if (!s.frame && (a.imm < 0 || end > 8))
-    return fmt::format("`{}`: ld.param reads bytes {}..{} of a parameter: only 8-byte parameter "
-                       "values are interpreted", in.opcode, a.imm, end - 1);
+  if (!s.frame && (a.imm < 0 || end > static_cast<std::int64_t>(s.bytes)))
+    return fmt::format("`{}`: ld.param reads bytes {}..{} of parameter {}, which has {}", in.opcode,
+                       a.imm, end - 1, s.name, s.bytes);
   if (s.frame && (a.imm < 0 || end > static_cast<std::int64_t>(s.bytes)))
     return fmt::format("`{}` accesses bytes {}..{} of {}, which has {}", in.opcode, a.imm, end - 1,
                        s.name, s.bytes);
@@ -56,6 +56,25 @@ std::string display_name(const std::string& n) {
   std::size_t i = e + 1, len = 0;
   while (i < n.size() && std::isdigit(static_cast<unsigned char>(n[i]))) len = len * 10 + (n[i++] - '0');
   return len > 0 && i + len <= n.size() ? n.substr(i, len) : n;
+}
+
+std::vector<std::string> module_warnings(const Module& m, const std::string& kernel) {
+  std::vector<std::string> out;
+  if (m.target.find("sm_90a") == std::string::npos) {
+    std::string t = m.target.rfind(".target", 0) == 0 ? m.target.substr(7) : m.target;
+    t.erase(0, t.find_first_not_of(" \t"));
+    out.push_back(fmt::format("{}: the PTX targets `{}`, heddle models Hopper (compile with "
+                              "-arch=sm_90a)", m.path, t.empty() ? "nothing" : t));
+  }
+  for (const Function& f : m.functions) {
+    if (f.name != kernel) continue;
+    bool loc = false;
+    for (const Statement& s : f.body) loc = loc || s.kind == Statement::Kind::loc;
+    if (!loc)
+      out.push_back(fmt::format("{}: kernel {} has no .loc lines: reports give PTX lines only "
+                                "(compile with -lineinfo for CUDA source lines)", m.path, kernel));
+  }
+  return out;
 }
 
 std::source_location report_location(Program& p, const Module& m, const std::vector<SourceLoc>& locs,

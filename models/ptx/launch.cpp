@@ -10,7 +10,7 @@ namespace {
 constexpr const char* kArgForms =
     "NAME=buffer:BYTES, NAME=tensormap:BUFFER,shape=WxH,box=WxH[,elem=BYTES] (it creates "
     "BUFFER when no buffer argument has that name) or "
-    "NAME=u32:VALUE (also i32, u64, i64)";
+    "NAME=u32:VALUE (also i32, u64, i64) or NAME=bytes:HEX (a struct parameter's bytes)";
 
 std::uint64_t number(const std::string& text, const std::string& what) {
   try {
@@ -89,6 +89,14 @@ ArgSpec parse_arg(const std::string& text) {
     a.bytes = number(rest, a.name);
     if (a.bytes == 0 || a.bytes > (64u << 20))
       throw UsageError(fmt::format("--arg {}: a buffer takes 1 byte to 64 MiB", text));
+  } else if (kind == "bytes") {
+    a.kind = ArgSpec::Kind::bytes;
+    if (rest.empty() || rest.size() % 2 != 0 || rest.size() > 8192 ||
+        rest.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      throw UsageError(fmt::format("--arg {}: bytes:HEX takes 1 to 4096 bytes as hex digit pairs "
+                                   "(first byte first)", text));
+    for (std::size_t i = 0; i < rest.size(); i += 2)
+      a.data.push_back(static_cast<std::uint8_t>(std::stoul(rest.substr(i, 2), nullptr, 16)));
   } else if (kind == "tensormap") {
     a.kind = ArgSpec::Kind::tensormap;
     std::size_t start = 0;
@@ -153,6 +161,15 @@ LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
     if (a.kind == ArgSpec::Kind::buffer) value = gpu::current_grid().address_of(buffers_.at(a.name).region());
     std::vector<std::uint8_t> bytes(8);
     std::memcpy(bytes.data(), &value, 8);
+    param_at_.push_back(0);
+    if (a.kind == ArgSpec::Kind::bytes) {  // by value, in (read-only) global memory: its address is taken
+      const Symbol& s = p.symbols[static_cast<std::size_t>(p.params[params_.size()])];
+      bytes = a.data;
+      bytes.resize(std::max<std::size_t>(s.bytes, bytes.size()), 0);
+      gpu::View<std::uint8_t> v = gpu::global<std::uint8_t>(a.name, bytes.size());
+      std::memcpy(v.region().bytes(), bytes.data(), bytes.size());
+      param_at_.back() = gpu::current_grid().address_of(v.region());
+    }
     params_.push_back(std::move(bytes));
   }
   shared_.resize(p.symbols.size());
@@ -172,9 +189,10 @@ LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
 
 std::uint64_t LaunchState::param_address(int i) const {
   const ArgSpec& a = launch_.args.at(static_cast<std::size_t>(i));
+  if (a.kind == ArgSpec::Kind::bytes) return param_at_.at(static_cast<std::size_t>(i));
   if (a.kind != ArgSpec::Kind::tensormap)
     throw ModelError(fmt::format("the kernel takes the address of parameter {} ({}): only "
-                                 "tensormap parameters have a modelled address",
+                                 "tensormap and bytes: parameters have a modelled address",
                                  i, a.name));
   std::uint64_t address = 0;
   std::memcpy(&address, params_.at(static_cast<std::size_t>(i)).data(), sizeof address);

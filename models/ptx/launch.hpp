@@ -18,12 +18,13 @@ namespace heddle::ptx {
 
 /// One kernel argument as given on the command line (--arg name=spec).
 struct ArgSpec {
-  enum class Kind { buffer, tensormap, scalar };
+  enum class Kind { buffer, tensormap, scalar, bytes };
   std::string name;
   Kind kind = Kind::scalar;
   std::uint64_t bytes = 0;          // buffer size
   std::uint64_t value = 0;          // scalar value
   int scalar_bytes = 8;             // scalar: 4 for u32/i32, 8 for u64/i64
+  std::vector<std::uint8_t> data;   // bytes: a parameter's contents (a struct by value)
   std::string tensor;               // tensormap: the buffer it describes
   std::uint32_t shape[2] = {1, 1};  // tensormap: tensor shape in elements
   std::uint32_t box[2] = {1, 1};    // tensormap: box shape in elements
@@ -31,7 +32,8 @@ struct ArgSpec {
 };
 
 /// Parses "name=buffer:BYTES", "name=tensormap:BUF,shape=WxH,box=WxH[,elem=E]",
-/// "name=u32:V" (also i32, u64, i64); UsageError says the accepted forms.
+/// "name=u32:V" (also i32, u64, i64), "name=bytes:HEX" (a parameter's bytes,
+/// e.g. a struct by value); UsageError says the accepted forms.
 ArgSpec parse_arg(const std::string& text);
 /// Checks `args` against the parameters of `p` before any execution: one
 /// per parameter, named as it (or as nvcc's generated name allows), values
@@ -92,6 +94,7 @@ class LaunchState {
   std::map<std::string, gpu::View<std::uint8_t>> buffers_;
   std::vector<gpu::Shared<std::uint8_t>> shared_;  // by symbol index (empty views for others)
   std::vector<std::uint64_t> global_at_;           // by symbol index: .global/.const addresses
+  std::vector<std::uint64_t> param_at_;            // by parameter: a by-value struct's address
   std::vector<gpu::View<std::uint8_t>> variables_; // the .global variables, observed at exit
   std::map<std::pair<int, std::uint32_t>, gpu::Mbarrier*> mbarriers_;
   std::map<std::tuple<const Region*, std::size_t, int>, SyncClock> locations_;

@@ -43,6 +43,9 @@ std::source_location report_location(Program& p, const Module& m, const std::vec
 /// The symbol of module variable `s` (.global/.const) with `elem`-byte
 /// elements and its initial contents; UsageError for an .extern one.
 Symbol global_variable(const Statement& s, std::uint32_t elem, const std::string& path);
+/// What a user should know about `m` before a run: a .target other than
+/// sm_90a, a `kernel` without .loc lines (nvcc without -lineinfo).
+std::vector<std::string> module_warnings(const Module& m, const std::string& kernel);
 /// The fewest operands the interpreter reads for decoded `in` (its op and
 /// modifiers); the decoder rejects an instruction written with fewer.
 std::size_t operand_count(const Instr& in);

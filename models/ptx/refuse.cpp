@@ -48,9 +48,8 @@ std::string alu_problem(const Instr& in) {
 
 std::string memory_problem(const Instr& in) {
   if (in.op == Op::st && in.space == Space::constant) return ".const memory is read-only (PTX ISA 5.1.3)";
-  if ((in.op == Op::ld || in.op == Op::st) && in.space == Space::param &&
-      in.args.at(in.op == Op::st ? 0 : 1).kind != Arg::Kind::symbol)
-    return "ld/st.param names a parameter";
+  if (in.op == Op::st && in.space == Space::param && in.args.at(0).kind != Arg::Kind::symbol)
+    return "st.param names a parameter";
   if (in.op == Op::atom || in.op == Op::red) {
     static const std::initializer_list<const char*> ops = {"add", "exch", "cas", "and", "or", "xor",
                                                            "inc", "dec", "min", "max"};

@@ -140,21 +140,22 @@ void Warp::load_store(const Instr& in, std::uint32_t exec) {
   const Arg& addr = store ? in.args.at(0) : in.args.at(1);
   const int size = in.type.bytes, n = in.vec;
   if (touches_local(*this, in, exec)) return local_load_store(*this, in, exec);
-  if (in.space == Space::param) {
-    if (store || addr.kind != Arg::Kind::symbol)
-      throw ModelError(fmt::format("`{}`: only ld.param of a kernel parameter is modelled", in.opcode), in.loc);
+  if (in.space == Space::param && addr.kind == Arg::Kind::symbol) {  // a kernel parameter, by name
     const auto& bytes = state.param(static_cast<int>(state.program().symbols[addr.symbol].offset));
-    if (addr.imm < 0 || addr.imm + size > 8)
-      throw ModelError(fmt::format("`{}` reads bytes {}.. of a parameter: only 8-byte parameter "
-                                   "values are modelled",
-                                   in.opcode, addr.imm),
-                       in.loc);
-    std::uint64_t v = 0;
-    std::memcpy(&v, bytes.data() + addr.imm, static_cast<std::size_t>(size));
-    for (int l = 0; l < 32; ++l)
-      if (exec >> l & 1) set(data, l, v, in.type);
+    if (store || addr.imm < 0 || static_cast<std::size_t>(addr.imm + size * n) > bytes.size())
+      throw ModelError(fmt::format("`{}` accesses bytes {}.. of a parameter of {} bytes", in.opcode,
+                                   addr.imm, bytes.size()), in.loc);
+    for (int k = 0; k < n; ++k) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, bytes.data() + addr.imm + k * size, static_cast<std::size_t>(size));
+      if (in.type.is_signed()) v = static_cast<std::uint64_t>(sign_extend(v, size));
+      for (int l = 0; l < 32; ++l)
+        if (exec >> l & 1) set(n == 1 ? data : data.elems.at(static_cast<std::size_t>(k)), l, v, in.type);
+    }
     return;
   }
+  // ld.param through an address (cvta.param of a parameter's): its bytes in global memory.
+  const Space space = in.space == Space::param ? Space::global : in.space;
   const char* what = store ? (in.space == Space::shared ? "st.shared" : "st.global")
                            : (in.space == Space::shared ? "ld.shared" : "ld.global");
   Region* run_region = nullptr;
@@ -166,7 +167,7 @@ void Warp::load_store(const Instr& in, std::uint32_t exec) {
   std::vector<std::pair<std::byte*, int>> where(32);
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
-    auto [r, off] = memory(in, addr, l, in.space, static_cast<std::size_t>(size * n));
+    auto [r, off] = memory(in, addr, l, space, static_cast<std::size_t>(size * n));
     if (r != run_region || off != run_end) {
       flush();
       run_region = r;

@@ -122,3 +122,51 @@ TEST_CASE("ptx: dynamic shared memory takes the launch's --smem size, after the 
   CHECK(c.code == 2);
   CHECK_THAT(c.err, Catch::Contains("--smem lots: expected a number of bytes"));
 }
+
+TEST_CASE("ptx: a file without -lineinfo or for another target than sm_90a gets a warning", "[ptx][structure]") {
+  std::string path = write_ptx(kGlobals);
+  CliResult r = cli(fmt::format("run --ptx {} --kernel k --block 64 --arg out=buffer:16", path));
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("warning: " + path + ": kernel k has no .loc lines"));
+  CHECK_THAT(r.err, !Catch::Contains("heddle models Hopper"));
+  std::string old = kGlobals;
+  old.replace(old.find("sm_90a"), 6, "sm_80");
+  r = cli(fmt::format("run --ptx {} --kernel k --block 64 --arg out=buffer:16", write_ptx(old)));
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("the PTX targets `sm_80`, heddle models Hopper"));
+}
+
+TEST_CASE("ptx: a struct parameter by value: ld.param.v2, offsets, and its address", "[ptx][structure]") {
+  const char* text = R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry s(.param .align 8 .b8 s_param_0[16], .param .u64 s_param_1)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<6>;
+  ld.param.v2.u32 {%r1, %r2}, [s_param_0];
+  ld.param.u64 %rd1, [s_param_0+8];
+  ld.param.u64 %rd2, [s_param_1];
+  mov.u64 %rd3, s_param_0;
+  cvta.param.u64 %rd4, %rd3;
+  ld.u32 %r3, [%rd4+4];
+  ld.param.u32 %r4, [%rd3];
+  add.u32 %r5, %r1, %r2;
+  st.global.u32 [%rd2], %r5;
+  st.global.u32 [%rd2+4], %r3;
+  st.global.u32 [%rd2+8], %r4;
+  st.global.u64 [%rd2+16], %rd1;
+  ret;
+}
+)";
+  // struct { u32 a = 5; u32 b = 7; u64 c = 0x0123456789abcdef; }, little-endian.
+  PtxLaunch l{write_ptx(text), "s", 1, "p=bytes:0500000007000000efcdab8967452301 out=buffer:24"};
+  CHECK(final_out(l) == "out=" + u32_hex({12, 7, 5, 0, 0x89abcdefu, 0x01234567u}) + "\n");
+  CliResult r = cli(fmt::format("run --ptx {} --kernel s --block 1 --arg p=bytes:{} --arg out=buffer:24", l.file,
+                                std::string(34, '0')));
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("17 bytes given, the parameter has 16"));
+  r = cli(fmt::format("run --ptx {} --kernel s --block 1 --arg p=bytes:xyz --arg out=buffer:24", l.file));
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("bytes:HEX takes 1 to 4096 bytes"));
+}
