@@ -175,7 +175,9 @@ void call(Warp& w, const Instr& in, std::uint32_t exec) {
       throw ModelError(fmt::format("`{}`: call depth {} (runaway recursion?)", in.opcode, kMaxDepth), in.loc);
     std::uint32_t base = lane.base + p.funcs[static_cast<std::size_t>(lane.func)].frame;
     copy_values(w, l, in.args.at(1).elems, f.params, base, in);
-    lane.calls.push_back(Warp::Lane::Frame{w.pc(l), lane.base, lane.func, &in});
+    std::vector<std::uint64_t> saved;  // an activation of the callee lower in the stack keeps its registers
+    for (int r = f.reg_begin; r < f.reg_end; ++r) saved.push_back(w.reg(r, l));
+    lane.calls.push_back(Warp::Lane::Frame{w.pc(l), lane.base, lane.func, &in, std::move(saved)});
     lane.base = base;
     lane.func = in.callee;
     w.pc(l) = f.entry;
@@ -189,7 +191,7 @@ void ret(Warp& w, const Instr& in, std::uint32_t exec) {
     Warp::Lane& lane = w.lanes[static_cast<std::size_t>(l)];
     if (lane.calls.empty())
       throw ModelError(fmt::format("`{}` returns from the kernel's own code", in.opcode), in.loc);
-    Warp::Lane::Frame f = lane.calls.back();
+    Warp::Lane::Frame f = std::move(lane.calls.back());
     lane.calls.pop_back();
     const Func& callee = p.funcs[static_cast<std::size_t>(lane.func)];
     // The caller's result operands get the callee's return values (in the callee's frame).
@@ -207,6 +209,8 @@ void ret(Warp& w, const Instr& in, std::uint32_t exec) {
         w.set(results[k], l, v, kU64);
       }
     }
+    for (int r = callee.reg_begin; r < callee.reg_end; ++r)
+      w.reg(r, l) = f.saved[static_cast<std::size_t>(r - callee.reg_begin)];
     lane.base = f.base;
     lane.func = f.func;
     w.pc(l) = f.ret_pc;

@@ -55,7 +55,9 @@ class Decoder {
       for (const ParamDecl& d : f_.params) func().params.push_back(frame_param(d));
       for (const ParamDecl& d : f_.rets) func().rets.push_back(frame_param(d));
     }
+    func().reg_begin = static_cast<int>(p_.reg_names.size());
     collect();
+    func().reg_end = static_cast<int>(p_.reg_names.size());
     if (func_ == 0) place_dynamic_shared();
     func().entry = base_;
     emit();
@@ -395,7 +397,7 @@ Program decode(const Module& module, const std::string& kernel, std::uint32_t dy
     Program p;
     p.kernel = kernel;
     p.ptx_path = module.path;
-    p.funcs.push_back(Func{kernel, Func::Builtin::none, 0, 0, {}, {}});
+    p.funcs.push_back(Func{kernel, Func::Builtin::none, 0, 0, {}, {}, 0, 0});
     Decoder(module, f, p, dynamic_shared, 0).run();
     for (std::size_t i = 1; i < p.funcs.size(); ++i) {  // the functions it calls, as met
       if (p.funcs[i].builtin != Func::Builtin::none) continue;

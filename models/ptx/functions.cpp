@@ -20,7 +20,7 @@ int callee_index(Program& p, const Module& m, const std::string& name) {
     if (p.funcs[i].name == name) return static_cast<int>(i);
   const Function* f = find_function(m, name);
   if (f == nullptr) throw std::invalid_argument(fmt::format("call of {}, which is not a .func of this file", name));
-  Func fn{name, Func::Builtin::none, -1, 0, {}, {}};
+  Func fn{name, Func::Builtin::none, -1, 0, {}, {}, 0, 0};
   if (f->body.empty()) {
     if (name == "vprintf") fn.builtin = Func::Builtin::vprintf;
     else if (name == "__assertfail") fn.builtin = Func::Builtin::assertfail;

@@ -79,6 +79,7 @@ struct Func {
   int entry = -1;                   // first instruction
   std::uint32_t frame = 0;          // bytes of its frame (its .local and .param variables)
   std::vector<int> params, rets;    // frame symbols of its parameters and return values
+  int reg_begin = 0, reg_end = 0;   // its registers: a call saves them, ret restores them
 };
 
 /// One decoded instruction.
@@ -130,6 +131,6 @@ Program decode(const Module& module, const std::string& kernel, std::uint32_t dy
 /// Base of a CTA's shared window in generic addresses (cvta.shared adds it).
 inline constexpr std::uint64_t kSharedWindow = 0x7e0000000000ull;
 /// Base of a lane's local memory in generic addresses (cvta.local adds it).
-inline constexpr std::uint64_t kLocalWindow = 0x7f0000000000ull;
+inline constexpr std::uint64_t kLocalWindow = 0x7c0000000000ull;  // below the shared window; globals start at 0x7f0000000000
 
 }  // namespace heddle::ptx

@@ -38,10 +38,13 @@ std::string alu_problem(const Instr& in) {
                                                               "equ", "neu", "ltu", "leu", "gtu", "geu"};
     if (!one_of(in.cmp, fl ? floats : ints)) return fmt::format("the comparison .{} is not interpreted", in.cmp);
   }
-  if (fl && !one_of(in.opcode.substr(0, in.opcode.find('.')),
-                    {"add", "sub", "mul", "mad", "fma", "div", "min", "max", "abs", "neg", "mov",
-                     "setp", "selp", "cvt", "ld", "st", "atom", "red"}))
-    return "this floating-point operation is not interpreted";
+  switch (in.op) {  // the integer-only operations of the ALU (alu.cpp)
+    case Op::rem: case Op::and_: case Op::or_: case Op::xor_: case Op::not_: case Op::shl:
+    case Op::shr: case Op::cvta:
+      if (fl) return "this floating-point operation is not interpreted";
+      break;
+    default: break;
+  }
   if (in.wide && in.type.bytes > 4) return ".wide doubles a 16- or 32-bit type (PTX ISA 9.7.1.3)";
   return "";
 }

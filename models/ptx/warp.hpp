@@ -78,6 +78,7 @@ class Warp {
       std::uint32_t base;  // the caller's frame
       int func;            // the caller
       const Instr* call;   // the call, whose result operands ret fills
+      std::vector<std::uint64_t> saved;  // the callee's registers before the call (recursion)
     };
     std::vector<Frame> calls;
     std::uint32_t base = 0;

@@ -219,10 +219,10 @@ TEST_CASE("ptx: bar.sync orders shared memory across warps; without it, a race",
 }
 
 TEST_CASE("ptx: cp.async copies are waited by cp.async.wait_group; a read before is a race", "[ptx]") {
-  RunResult r = run_ptx({write_ptx(cp_async_kernel(false)), "copy", 32, "in=buffer:128"});
+  RunResult r = run_ptx({write_ptx(cp_async_kernel(false)), "copy", 32, "out=buffer:128"});
   CHECK(r.verdict == Verdict::ok);
   CHECK(r.exhaustive);
-  r = run_ptx({write_ptx(cp_async_kernel(true)), "copy", 32, "in=buffer:128"});
+  r = run_ptx({write_ptx(cp_async_kernel(true)), "copy", 32, "out=buffer:128"});
   REQUIRE(r.verdict == Verdict::race);
   CHECK_THAT(r.bug->title, Catch::Contains("buf"));
   CHECK_THAT(r.bug->accesses.at(0).op + r.bug->accesses.at(1).op, Catch::Contains("cp.async.write_smem"));
