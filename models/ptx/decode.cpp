@@ -42,10 +42,11 @@ std::string base_name(const std::string& path) {
 
 class Decoder {
  public:
-  Decoder(const Module& m, const Function& f, Program& p) : m_(m), f_(f), p_(p) {}
+  Decoder(const Module& m, const Function& f, Program& p, std::vector<Refusal>* refusals)
+      : m_(m), f_(f), p_(p), refusals_(refusals) {}
 
   void run() {
-    for (const Statement& g : m_.globals) declare_var(g);
+    for (const Statement& g : m_.globals) guarded(g, g.space + " variable", [&] { declare_var(g); });
     for (const ParamDecl& d : f_.params) {
       Symbol s{d.name, d.name, Space::param, static_cast<std::uint32_t>(p_.params.size()),
                static_cast<std::uint32_t>(d.count > 0 ? d.count : 8)};
@@ -57,6 +58,17 @@ class Decoder {
   }
 
  private:
+  // Runs `f`; in census mode a refusal of statement `s` is recorded, not thrown.
+  template <class F>
+  void guarded(const Statement& s, const std::string& what, F&& f) {
+    if (refusals_ == nullptr) return f();
+    try {
+      f();
+    } catch (const UsageError& e) {
+      refusals_->push_back(Refusal{s.pos.line, what, e.what()});
+    }
+  }
+
   [[noreturn]] void fail(const Pos& at, const std::string& what) const {
     throw UsageError(fmt::format("{}:{}:{}: {}", m_.path, at.line, at.column, what));
   }
@@ -72,7 +84,7 @@ class Decoder {
     std::uint64_t at = (std::uint64_t{p_.shared_bytes} + align - 1) / align * align;
     if (at == 0) at = std::max<std::uint64_t>(128, align);  // address 0 unused: a null pointer is an error
     std::uint64_t bytes = static_cast<std::uint64_t>(s.bytes) * elem;  // s.bytes <= 2^20 (parse)
-    if (bytes == 0) bytes = 4096;  // extern (dynamic) shared memory: a fixed 4 KiB
+    if (bytes == 0) bytes = p_.dynamic_shared_bytes = 4096;  // extern (dynamic) shared memory: a fixed 4 KiB
     if (at + bytes > kMaxShared)
       fail(s.pos, fmt::format("shared variable {} ends at byte {}: heddle models at most {} bytes "
                               "of shared memory per CTA",
@@ -87,6 +99,7 @@ class Decoder {
     if (std::size_t need = operand_count(in); in.args.size() < need)
       fail(at, fmt::format("`{}` takes {} operands, {} given", in.opcode, need, in.args.size()));
     if (std::string why = wgmma_problem(in); !why.empty()) fail(at, fmt::format("`{}`: {}", in.opcode, why));
+    if (std::string why = warp_op_problem(in); !why.empty()) fail(at, fmt::format("`{}`: {}", in.opcode, why));
     if ((in.op == Op::ld || in.op == Op::st) && in.vec > 1) {
       const Arg& data = in.args[in.op == Op::st ? 1 : 0];
       if (data.kind != Arg::Kind::vector || data.elems.size() != static_cast<std::size_t>(in.vec))
@@ -118,7 +131,7 @@ class Decoder {
           if (s.count == 0) add_reg(cur, s.name);
           for (int i = 0; i < s.count; ++i) add_reg(cur, s.name + std::to_string(i));
           break;
-        case Statement::Kind::var_decl: declare_var(s); break;
+        case Statement::Kind::var_decl: guarded(s, s.space + " variable", [&] { declare_var(s); }); break;
         case Statement::Kind::label: scopes_[cur].labels[s.name] = index; break;
         case Statement::Kind::instruction: ++index; break;
         case Statement::Kind::loc: break;
@@ -165,7 +178,12 @@ class Decoder {
     static const std::map<std::string, Special> specials = {
         {"%tid", Special::tid},       {"%ntid", Special::ntid},     {"%ctaid", Special::ctaid},
         {"%nctaid", Special::nctaid}, {"%laneid", Special::laneid}, {"%warpid", Special::warpid},
-        {"%nwarpid", Special::nwarpid}, {"%lanemask_lt", Special::lanemask_lt}};
+        {"%nwarpid", Special::nwarpid}, {"%lanemask_lt", Special::lanemask_lt},
+        {"%lanemask_le", Special::lanemask_le}, {"%lanemask_eq", Special::lanemask_eq},
+        {"%lanemask_ge", Special::lanemask_ge}, {"%lanemask_gt", Special::lanemask_gt},
+        {"%clock", Special::clock}, {"%clock64", Special::clock64},
+        {"%globaltimer", Special::globaltimer}, {"%smid", Special::smid}, {"%nsmid", Special::nsmid},
+        {"%gridid", Special::gridid}, {"%dynamic_smem_size", Special::dynamic_smem_size}};
     std::string root = n.substr(0, n.find('.'));
     if (auto it = specials.find(root); it != specials.end()) {
       a.kind = Arg::Kind::special;
@@ -222,6 +240,31 @@ class Decoder {
     return make_location(&p_.locs.back());
   }
 
+  // Decodes body statement `i`, instruction `s`, onto the program.
+  void instruction(const Statement& s, std::size_t i) {
+    Instr in;
+    if (!decode_opcode(s.opcode, in))
+      fail(s.pos, fmt::format("unsupported PTX instruction `{}` in kernel {} (see "
+                              "models/ptx/README.md for what the PTX front end interprets)",
+                              s.opcode, f_.name));
+    in.line = s.pos.line;
+    in.loc = location(s.pos.line);
+    if (!s.guard.empty()) {
+      Arg g = name_arg(s.guard, scope_of_[i], s.pos, false);
+      if (g.kind != Arg::Kind::reg) fail(s.pos, "a guard must be a predicate register");
+      in.guard = g.reg;
+      in.guard_negated = s.guard_negated;
+    }
+    for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
+    check_operands(in, s.pos);
+    if (in.op == Op::bra) {
+      if (in.args.size() != 1 || in.args[0].kind != Arg::Kind::label)
+        fail(s.pos, "bra needs one label operand");
+      in.target = static_cast<int>(in.args[0].imm);
+    }
+    p_.code.push_back(std::move(in));
+  }
+
   // Pass 2: decode the instructions.
   void emit() {
     for (std::size_t i = 0; i < f_.body.size(); ++i) {
@@ -231,28 +274,7 @@ class Decoder {
         if (!zero) loc_ = s.locs;
         continue;
       }
-      if (s.kind != Statement::Kind::instruction) continue;
-      Instr in;
-      if (!decode_opcode(s.opcode, in))
-        fail(s.pos, fmt::format("unsupported PTX instruction `{}` in kernel {} (see "
-                                "models/ptx/README.md for what the PTX front end interprets)",
-                                s.opcode, f_.name));
-      in.line = s.pos.line;
-      in.loc = location(s.pos.line);
-      if (!s.guard.empty()) {
-        Arg g = name_arg(s.guard, scope_of_[i], s.pos, false);
-        if (g.kind != Arg::Kind::reg) fail(s.pos, "a guard must be a predicate register");
-        in.guard = g.reg;
-        in.guard_negated = s.guard_negated;
-      }
-      for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
-      check_operands(in, s.pos);
-      if (in.op == Op::bra) {
-        if (in.args.size() != 1 || in.args[0].kind != Arg::Kind::label)
-          fail(s.pos, "bra needs one label operand");
-        in.target = static_cast<int>(in.args[0].imm);
-      }
-      p_.code.push_back(std::move(in));
+      if (s.kind == Statement::Kind::instruction) guarded(s, s.opcode, [&] { instruction(s, i); });
     }
     Instr end;  // falling off the end of the body ends the thread
     end.op = Op::exit;
@@ -269,6 +291,7 @@ class Decoder {
   std::vector<int> scope_of_;  // per body statement
   std::vector<SourceLoc> loc_;
   std::string key_;
+  std::vector<Refusal>* refusals_;  // census mode: refusals recorded here
 };
 
 }  // namespace
@@ -277,7 +300,7 @@ bool Instr::has(const char* mod) const {
   return std::find(mods.begin(), mods.end(), mod) != mods.end();
 }
 
-Program decode(const Module& module, const std::string& kernel) {
+Program decode(const Module& module, const std::string& kernel, std::vector<Refusal>* refusals) {
   std::vector<std::string> entries;
   for (const Function& f : module.functions) {
     if (!f.entry) continue;
@@ -286,7 +309,7 @@ Program decode(const Module& module, const std::string& kernel) {
     Program p;
     p.kernel = kernel;
     p.ptx_path = module.path;
-    Decoder(module, f, p).run();
+    Decoder(module, f, p, refusals).run();
     return p;
   }
   throw UsageError(fmt::format("{} has no kernel entry {}; its entries: {}", module.path, kernel,

@@ -20,23 +20,38 @@ enum class Op {
   fence_proxy_async, fence_tensormap_acquire, fence_tensormap_release, mbar_init, mbar_arrive, mbar_expect_tx,
   mbar_try_wait, mbar_test_wait, tma_load, tma_store, bulk_commit, bulk_wait, tensormap_replace,
   tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait,
-  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait
+  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait,
+  // bit manipulation (bits.cpp) and the warp-wide operations (warp_ops.cpp)
+  bfi, bfe, prmt, popc, clz, brev, lop3, shf, vote, activemask, nanosleep, trap, setmaxnreg,
+  ldmatrix, stmatrix, hint  // hint: no effect on what heddle models (prefetch, griddepcontrol)
 };
 
-/// A scalar type: width in bytes, kind (PTX ISA 5.2).
+/// A scalar type: width in bytes, kind (PTX ISA 5.2). The narrow floats
+/// (.f16, .bf16, .e4m3, .e5m2, PTX ISA 5.2.5) and their packed forms
+/// (.f16x2, .bf16x2, .e4m3x2, .e5m2x2: `pack` 2) are interpreted by half.cpp;
+/// `bytes` is the whole register's width (.f16x2: 4).
 struct Type {
-  enum class Kind { none, u, s, b, f, pred };
+  enum class Kind { none, u, s, b, f, pred, bf, e4m3, e5m2 };
   Kind kind = Kind::none;
   int bytes = 0;
+  int pack = 1;  // elements in the register (x2 forms: 2)
   bool is_signed() const noexcept { return kind == Kind::s; }
   bool is_float() const noexcept { return kind == Kind::f; }
+  /// A float narrower than 32 bits, or a packed pair: half.cpp computes it.
+  bool is_narrow_float() const noexcept {
+    return kind == Kind::bf || kind == Kind::e4m3 || kind == Kind::e5m2 ||
+           (kind == Kind::f && (bytes < 4 || pack > 1));
+  }
 };
 
 /// PTX state spaces (PTX ISA 5.1).
 enum class Space { generic, global, shared, param, local, constant };
 
 /// Special registers (PTX ISA 10).
-enum class Special { tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, lanemask_lt };
+enum class Special {
+  tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, lanemask_lt, lanemask_le, lanemask_eq,
+  lanemask_ge, lanemask_gt, clock, clock64, globaltimer, smid, nsmid, gridid, dynamic_smem_size
+};
 
 /// A decoded operand.
 struct Arg {
@@ -60,6 +75,14 @@ struct Symbol {
   std::uint32_t bytes = 0;
 };
 
+/// Modifiers read per lane, as bits of Instr::flags (no string work per lane).
+enum Flag : std::uint16_t {
+  kHi = 1, kFtz = 2, kSat = 4, kSatfinite = 8, kRelu = 16, kNaN = 32,
+  kRoundZero = 64, kRoundDown = 128, kRoundUp = 256,  // .rz/.rzi, .rm/.rmi, .rp/.rpi (else nearest)
+  kShflUp = 512, kShflDown = 1024, kShflBfly = 2048, kRoundNearestInt = 4096,  // .rni
+  kAnd = 8192, kOr = 16384, kXor = 32768  // setp's BoolOp
+};
+
 /// One decoded instruction.
 struct Instr {
   Op op = Op::mov;
@@ -74,6 +97,8 @@ struct Instr {
   int target = -1;                // bra: instruction index
   bool wide = false;              // .wide (mul, mad): decoded once, the ALU asks per lane
   bool to = false;                // cvta.to
+  bool narrow = false;            // a narrow-float type is involved: half.cpp computes it
+  std::uint16_t flags = 0;        // modifiers the hot path asks per lane (Flag), decoded once
   std::string cmp;                // setp's comparison
   int line = 0;                   // PTX line
   // The report position: its file reads "kernel.cu:LINE via kernel.ptx", its
@@ -81,6 +106,7 @@ struct Instr {
   // (built with checker/engine/foreign_location.hpp).
   std::source_location loc;
   bool has(const char* mod) const;
+  bool flag(Flag f) const noexcept { return (flags & f) != 0; }
 };
 
 /// A decoded kernel entry.
@@ -92,13 +118,23 @@ struct Program {
   std::vector<Symbol> symbols;
   std::vector<int> params;             // symbol index of each kernel parameter, in order
   std::uint32_t shared_bytes = 0;      // size of one CTA's shared window
+  std::uint32_t dynamic_shared_bytes = 0;  // of it, the extern (dynamic) array's bytes
   std::deque<std::string> texts;       // storage of the locations' strings
   std::deque<LocRecord> locs;          // storage of the locations (foreign_location.hpp)
 };
 
+/// An instruction or declaration the interpreter refuses, with why (census).
+struct Refusal {
+  int line = 0;
+  std::string what;  // the opcode as written, or ".global variable"
+  std::string why;   // the UsageError's text
+};
+
 /// Decodes entry `kernel` of `module`; UsageError naming the instruction
-/// and its PTX line for anything the interpreter does not support.
-Program decode(const Module& module, const std::string& kernel);
+/// and its PTX line for anything the interpreter does not support. With
+/// `refusals`, each refused instruction or declaration is recorded there
+/// instead and decoding goes on (the opcode census, bench/ptx_census.cpp).
+Program decode(const Module& module, const std::string& kernel, std::vector<Refusal>* refusals = nullptr);
 /// Base of a CTA's shared window in generic addresses (cvta.shared adds it).
 inline constexpr std::uint64_t kSharedWindow = 0x7e0000000000ull;
 

@@ -19,12 +19,16 @@
 #include <vector>
 
 #include "models/ptx/launch.hpp"
+#include "models/ptx/narrow_float.hpp"
 
 namespace heddle::ptx {
 
 class Warp {
  public:
   Warp(LaunchState& state, const gpu::ThreadInfo& thread);
+  ~Warp();
+  Warp(const Warp&) = delete;
+  Warp& operator=(const Warp&) = delete;
   /// Interprets the kernel until every lane has exited.
   void run();
 
@@ -58,6 +62,8 @@ class Warp {
     std::vector<std::uint32_t> group_ends;  // committed groups, oldest first: their last mma
   } wgmma;
 
+  /// Warp instructions this warp has run (each a step of its clocks).
+  std::uint64_t executed() const noexcept { return executed_; }
   /// Register `reg` of `lane`, for the operations that keep state outside the ALU.
   std::uint64_t& reg(int r, int lane) { return regs_[r * 32 + lane]; }
 
@@ -69,6 +75,7 @@ class Warp {
   std::uint64_t special(const Arg& a, int lane) const;
 
   int warp_ = 0;
+  std::uint64_t executed_ = 0;     // warp instructions run: the clock (%clock64, %globaltimer)
   std::uint32_t live_ = 0;         // lanes that have not exited
   std::array<int, 32> pc_{};
   std::vector<std::uint64_t> regs_;  // regs_[reg * 32 + lane]
@@ -83,6 +90,24 @@ void run_wgmma(Warp& w, const Instr& in, std::uint32_t exec);
 /// ModelError when `in` touches an accumulator register of an mma_async
 /// that no wgmma.wait_group has retired (PTX ISA 9.7.15, wgmma.mma_async).
 void check_accumulators(const Warp& w, const Instr& in);
+
+/// The narrow-float ALU (half.cpp): arithmetic, setp and cvt on .f16/.bf16/fp8.
+void narrow_alu(Warp& w, const Instr& in, int lane);
+/// setp's comparison `cmp` of two floats, the unordered forms and num/nan included (PTX ISA 9.7.7.1).
+bool compare_float(const std::string& cmp, double x, double y);
+/// Writes setp's result `t` for `lane`: p (and q) combined with c by .and/.or/.xor (PTX ISA 9.7.7.1).
+void write_setp(Warp& w, const Instr& in, int lane, bool t);
+/// `x` rounded as `r` says and saturated to integer type `t`; NaN gives 0 (PTX ISA 9.7.9.21).
+std::uint64_t float_to_int(double x, const Type& t, Rounding r);
+/// Bit operations (bits.cpp): bfi bfe prmt popc clz brev lop3 shf, for one lane.
+void bit_op(Warp& w, const Instr& in, int lane);
+/// The warp-wide operations (warp_ops.cpp): vote, activemask, ldmatrix,
+/// stmatrix, trap, nanosleep and setmaxnreg; false when `in` is none of them.
+bool warp_op(Warp& w, const Instr& in, std::uint32_t exec);
+
+/// Warp instructions run by every warp of this process so far (each warp adds
+/// its count when it ends; bench/ptx_speed.cpp divides it by the time).
+std::uint64_t warp_instructions_run();
 
 /// Bit helpers shared by the interpreter's files.
 std::uint64_t truncate(std::uint64_t v, int bytes);

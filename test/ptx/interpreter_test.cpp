@@ -172,20 +172,6 @@ $DONE:
                      fence ? "fence.proxy.async.shared::cta;" : "");
 }
 
-std::string u32_hex(const std::vector<std::uint32_t>& values) {
-  std::string hex;
-  for (std::uint32_t v : values)
-    for (int b = 0; b < 4; ++b) hex += fmt::format("{:02x}", (v >> (8 * b)) & 0xff);
-  return hex;
-}
-
-std::string final_out(const PtxLaunch& l) {
-  Outcomes o = outcomes(build_ptx(l), ptx_values(l), RunConfig{});
-  REQUIRE(o.verdicts == std::set<std::string>{"ok"});
-  REQUIRE(o.final_states.size() == 1);
-  return *o.final_states.begin();
-}
-
 }  // namespace
 
 TEST_CASE("ptx: a divergent if/else reconverges before a shuffle", "[ptx]") {
@@ -325,13 +311,13 @@ TEST_CASE("ptx: a syntax error names the file, line and the column of the bad to
 }
 
 TEST_CASE("ptx: an unsupported instruction is named with its line; the CLI exits 2", "[ptx]") {
-  std::string text = entry("k", "  brev.b32 %r2, %r1;\n  ret;");
+  std::string text = entry("k", "  tanh.approx.f32 %r2, %r1;\n  ret;");
   std::string path = write_ptx(text);
   CliResult r = cli(fmt::format("run --ptx {} --kernel k --block 32 --arg out=buffer:4", path));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains(fmt::format(":{}:3: unsupported PTX instruction "
-                                                "`brev.b32`",
-                                                line_of(text, "brev"))));
+                                                "`tanh.approx.f32`",
+                                                line_of(text, "tanh"))));
   r = cli(fmt::format("run --ptx {} --kernel nope", path));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("has no kernel entry nope; its entries: k"));
