@@ -123,7 +123,7 @@ std::uint64_t int_op(const Instr& in, std::uint64_t a, std::uint64_t b, std::uin
 
 void Warp::alu(const Instr& in, int lane) {
   if (in.narrow) return narrow_alu(*this, in, lane);
-  if (in.op >= Op::bfi && in.op <= Op::shf) return bit_op(*this, in, lane);
+  if (in.op >= Op::bfi && in.op <= Op::bfind) return bit_op(*this, in, lane);
   const auto& A = in.args;
   const Type& t = in.type;
   auto arg = [&](std::size_t i, const Type& ty) { return value(A.at(i), lane, ty); };

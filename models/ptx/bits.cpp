@@ -1,5 +1,5 @@
 // Bit-manipulation instructions, lane by lane (PTX ISA 9.7.8: bfe 9.7.8.10,
-// bfi 9.7.8.11, popc 9.7.8.3, clz 9.7.8.4, brev 9.7.8.7, lop3 9.7.8.12,
+// bfi 9.7.8.11, popc 9.7.8.3, clz 9.7.8.4, bfind 9.7.8.5, brev 9.7.8.7, lop3 9.7.8.12,
 // shf 9.7.8.9; prmt 9.7.9.7), written as the ISA's pseudocode defines them.
 #include <fmt/format.h>
 
@@ -103,6 +103,14 @@ void bit_op(Warp& w, const Instr& in, int lane) {
         d |= (lut >> idx & 1) << i;
       }
       return w.set(A[0], lane, d, t);
+    }
+    case Op::bfind: {  // the most significant bit unlike the sign (signed) or set; .shiftamt: 31 - it
+      const int bits = 8 * t.bytes;
+      std::uint64_t v = truncate(arg(1, t), t.bytes);
+      if (t.is_signed() && (v >> (bits - 1) & 1)) v = truncate(~v, t.bytes);
+      if (v == 0) return w.set(A[0], lane, 0xffffffffu, kU32);
+      int pos = 63 - std::countl_zero(v);
+      return w.set(A[0], lane, static_cast<std::uint64_t>(in.has("shiftamt") ? bits - 1 - pos : pos), kU32);
     }
     case Op::shf:
       return w.set(A[0], lane, shf(in, static_cast<std::uint32_t>(arg(1, kU32)), static_cast<std::uint32_t>(arg(2, kU32)),

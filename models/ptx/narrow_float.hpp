@@ -22,6 +22,9 @@ inline constexpr FloatFormat kF16{5, 10, true, 0x7fff};
 inline constexpr FloatFormat kBF16{8, 7, true, 0x7fff};
 inline constexpr FloatFormat kE4M3{4, 3, false, 0x7f};
 inline constexpr FloatFormat kE5M2{5, 2, true, 0x7f};
+/// .tf32 (PTX ISA 5.2.5.2): an f32 whose low 13 mantissa bits the mma ignores;
+/// decode(bits >> 13, kTF32) is its value.
+inline constexpr FloatFormat kTF32{8, 10, true, 0x7ffff};
 
 /// The format of one element of narrow type `t` (f16, bf16, e4m3, e5m2).
 const FloatFormat& format_of(const Type& t);

@@ -43,7 +43,7 @@ const std::map<std::string, Op>& simple_ops() {
       {"ret", Op::exit},  {"exit", Op::exit}, {"elect", Op::elect}, {"shfl", Op::shfl},
       {"atom", Op::atom}, {"red", Op::red},   {"membar", Op::fence_noop}, {"fma", Op::mad},
       {"bfi", Op::bfi},   {"bfe", Op::bfe},   {"prmt", Op::prmt}, {"popc", Op::popc},
-      {"clz", Op::clz},   {"brev", Op::brev}, {"lop3", Op::lop3}, {"shf", Op::shf},
+      {"clz", Op::clz},   {"brev", Op::brev}, {"lop3", Op::lop3}, {"shf", Op::shf},   {"bfind", Op::bfind},
       {"vote", Op::vote}, {"activemask", Op::activemask}, {"nanosleep", Op::nanosleep},
       {"trap", Op::trap}, {"brkpt", Op::trap}, {"setmaxnreg", Op::setmaxnreg}, {"ldmatrix", Op::ldmatrix},
       {"stmatrix", Op::stmatrix}, {"prefetch", Op::hint}, {"prefetchu", Op::hint},
@@ -200,7 +200,7 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
 std::size_t operand_count(const Instr& in) {
   switch (in.op) {
     case Op::trap: case Op::activemask: return in.op == Op::activemask ? 1 : 0;
-    case Op::popc: case Op::clz: case Op::brev: case Op::ldmatrix: case Op::stmatrix: return 2;
+    case Op::popc: case Op::clz: case Op::brev: case Op::bfind: case Op::ldmatrix: case Op::stmatrix: return 2;
     case Op::nanosleep: case Op::setmaxnreg: return 1;
     case Op::hint: return 0;
     case Op::bfe: case Op::prmt: case Op::shf: return 4;

@@ -22,7 +22,7 @@ enum class Op {
   tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait,
   wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait,
   // bit manipulation (bits.cpp) and the warp-wide operations (warp_ops.cpp)
-  bfi, bfe, prmt, popc, clz, brev, lop3, shf, vote, activemask, nanosleep, trap, setmaxnreg,
+  bfi, bfe, prmt, popc, clz, brev, lop3, shf, bfind, vote, activemask, nanosleep, trap, setmaxnreg,
   ldmatrix, stmatrix, hint  // hint: no effect on what heddle models (prefetch, griddepcontrol)
 };
 

@@ -99,7 +99,7 @@ bool compare_float(const std::string& cmp, double x, double y);
 void write_setp(Warp& w, const Instr& in, int lane, bool t);
 /// `x` rounded as `r` says and saturated to integer type `t`; NaN gives 0 (PTX ISA 9.7.9.21).
 std::uint64_t float_to_int(double x, const Type& t, Rounding r);
-/// Bit operations (bits.cpp): bfi bfe prmt popc clz brev lop3 shf, for one lane.
+/// Bit operations (bits.cpp): bfi bfe prmt popc clz brev lop3 shf bfind, for one lane.
 void bit_op(Warp& w, const Instr& in, int lane);
 /// The warp-wide operations (warp_ops.cpp): vote, activemask, ldmatrix,
 /// stmatrix, trap, nanosleep and setmaxnreg; false when `in` is none of them.

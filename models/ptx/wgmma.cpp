@@ -7,8 +7,8 @@
 // touching one before is undefined in PTX and a model error here.
 //
 // Interpreted forms: dense .m64nNk16 with .f32 accumulators and .f16 or
-// .bf16 operands, and .m64nNk32 with fp8 operands (.e4m3/.e5m2, A and B
-// each either), both from descriptors, K-major (imm-trans 0), any of the
+// .bf16 operands, .m64nNk8 with .tf32 operands, and .m64nNk32 with fp8
+// operands (.e4m3/.e5m2, A and B each either), both from descriptors, K-major (imm-trans 0), any of the
 // four layouts (no swizzle, 32/64/128-byte swizzle).
 #include <fmt/format.h>
 
@@ -29,33 +29,38 @@ namespace {
 
 struct Shape {
   int n = 0;   // N of m64nNkK
-  int k = 16;  // K: 16 for .f16/.bf16, 32 for the fp8 types
+  int k = 16;  // K: 16 for .f16/.bf16, 32 for the fp8 types, 8 for .tf32
   const FloatFormat* a = &kF16;  // operand formats
   const FloatFormat* b = &kF16;
   int element_bytes() const { return 32 / k; }  // a K-major row is 32 bytes either way
 };
 
 const FloatFormat* operand_format(const std::string& t, int k) {
+  if (k == 8) return t == "tf32" ? &kTF32 : nullptr;
   if (k == 16) return t == "f16" ? &kF16 : t == "bf16" ? &kBF16 : nullptr;
   return t == "e4m3" ? &kE4M3 : t == "e5m2" ? &kE5M2 : nullptr;
 }
 
-// .m64nNk16.f32.{f16,bf16} (both operands alike) and .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}.
+// .m64nNk16.f32.{f16,bf16} (both operands alike), .m64nNk8.f32.tf32.tf32 and
+// .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}.
 std::optional<Shape> shape_of(const Instr& in) {
   const auto& m = in.mods;
   auto at = std::find_if(m.begin(), m.end(), [](const std::string& s) { return s.rfind("m64n", 0) == 0; });
-  if (at == m.end() || at->size() < 8) return std::nullopt;
-  std::string kk = at->substr(at->size() - 3);
-  if (kk != "k16" && kk != "k32") return std::nullopt;
-  int n = 0;
-  for (char c : at->substr(4, at->size() - 7)) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  int k = kk == "k16" ? 16 : 32;
-  if (n < 8 || n > 256 || n % 8 != 0 || m.end() - at != 4 || at[1] != "f32") return std::nullopt;
+  if (at == m.end() || m.end() - at != 4 || at[1] != "f32") return std::nullopt;
+  auto number = [](const std::string& digits) {
+    int v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9' || v > 1000) return -1;
+      v = v * 10 + (c - '0');
+    }
+    return digits.empty() ? -1 : v;
+  };
+  std::size_t kpos = at->find('k', 4);
+  if (kpos == std::string::npos) return std::nullopt;
+  int n = number(at->substr(4, kpos - 4)), k = number(at->substr(kpos + 1));
+  if (n < 8 || n > 256 || n % 8 != 0 || (k != 8 && k != 16 && k != 32)) return std::nullopt;
   const FloatFormat *a = operand_format(at[2], k), *b = operand_format(at[3], k);
-  if (a == nullptr || b == nullptr || (k == 16 && a != b)) return std::nullopt;
+  if (a == nullptr || b == nullptr || (k != 32 && a != b)) return std::nullopt;
   return Shape{n, k, a, b};
 }
 
@@ -141,7 +146,8 @@ struct Mma {
       std::uint32_t bits = 0;
       auto [region, off] = p.elems[static_cast<std::size_t>(row * shape.k + k)];
       std::memcpy(&bits, region->bytes() + off, static_cast<std::size_t>(eb));
-      return static_cast<float>(decode(bits, f));  // exact: f16, bf16 and fp8 values are floats
+      if (eb == 4) bits >>= 13;  // .tf32: the mma reads the top 19 bits of the f32
+      return static_cast<float>(decode(bits, f));  // exact: f16, bf16, tf32 and fp8 values are floats
     };
     for (int l = 0; l < 32; ++l)
       for (std::size_t i = 0; i < d.size(); ++i) {
@@ -222,8 +228,8 @@ std::string wgmma_problem(const Instr& in) {
   if (in.op != Op::wgmma_mma) return {};
   auto s = shape_of(in);
   if (!s)
-    return "only the dense .m64nNk16.f32.f16.f16, .m64nNk16.f32.bf16.bf16 and "
-           ".m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} forms of wgmma.mma_async are interpreted";
+    return "only the dense .m64nNk16.f32.f16.f16, .m64nNk16.f32.bf16.bf16, .m64nNk8.f32.tf32.tf32 "
+           "and .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} forms of wgmma.mma_async are interpreted";
   if (in.args[0].kind != Arg::Kind::vector || in.args[0].elems.size() != static_cast<std::size_t>(s->n / 2))
     return fmt::format("the accumulator of .m64n{}k{}.f32 is a vector of {} registers", s->n, s->k, s->n / 2);
   for (const Arg& r : in.args[0].elems)

@@ -153,8 +153,9 @@ TEST_CASE("ptx values: forms that are not interpreted are refused at load with t
   }
 }
 
-TEST_CASE("ptx values: fp8 wgmma m64n8k32 for the four type pairs computes plain arithmetic's product", "[ptx][values][wgmma]") {
-  for (const char* entry : {"wgmma_fp8_e4m3_e4m3", "wgmma_fp8_e4m3_e5m2", "wgmma_fp8_e5m2_e4m3", "wgmma_fp8_e5m2_e5m2"}) {
+TEST_CASE("ptx values: fp8 wgmma m64n8k32 (four type pairs) and tf32 m64n8k8 compute plain arithmetic's product", "[ptx][values][wgmma]") {
+  for (const char* entry : {"wgmma_fp8_e4m3_e4m3", "wgmma_fp8_e4m3_e5m2", "wgmma_fp8_e5m2_e4m3", "wgmma_fp8_e5m2_e5m2",
+                            "wgmma_tf32"}) {
     INFO(entry);
     PtxLaunch l{ptx_data("wgmma_fp8.ptx"), entry, 128, "out=buffer:2048 bad=buffer:4"};
     CHECK_THAT(final_out(l), Catch::Contains("bad=00000000\n"));

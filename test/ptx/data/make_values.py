@@ -181,6 +181,20 @@ def bit_ops():
         emit("shf.r.clamp.b32", 32, [(32, a), (32, b), (32, n)], ((b << 32 | a) >> min(n, 32)) & M)
 
 
+def bfind():
+    """bfind (9.7.8.5): the position of the most significant bit set (.u32) or
+    unlike the sign (.s32), 0xffffffff when none; .shiftamt gives 31 - it."""
+    for _ in range(12):
+        a = rng.getrandbits(32) >> rng.randrange(33)
+        if rng.random() < 0.3: a = (~a) & 0xFFFFFFFF  # negative as .s32
+        for name in ("bfind.u32", "bfind.s32", "bfind.shiftamt.u32", "bfind.shiftamt.s32"):
+            v = a
+            if ".s32" in name and a >> 31: v = (~a) & 0xFFFFFFFF
+            pos = v.bit_length() - 1
+            want = 0xFFFFFFFF if v == 0 else (31 - pos if "shiftamt" in name else pos)
+            emit(name, 32, [(32, a)], want)
+
+
 def main():
     print("# test vectors for test/ptx/values_test.cpp: instruction, destination bits, WIDTH:HEX sources, expected")
     print("# made by: .venv/bin/python test/ptx/data/make_values.py > test/ptx/data/values.txt")
@@ -193,6 +207,7 @@ def main():
     pairs("bf16", BF16)
     conversions()
     bit_ops()
+    bfind()
 
 
 if __name__ == "__main__":
