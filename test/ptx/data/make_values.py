@@ -84,6 +84,10 @@ def arith(op, t, name):
                 continue
         q = {"add": lambda: exact(x) + exact(y), "sub": lambda: exact(x) - exact(y),
              "mul": lambda: exact(x) * exact(y), "fma": lambda: exact(x) * exact(y) + exact(z)}[op]()
+        if q == 0:  # a zero's sign (IEEE 754 section 6.3) is what float64 arithmetic gives
+            zero = {"add": x + y, "sub": x - y, "mul": x * y, "fma": x * y + z}[op]
+            emit(f"{op}.rn.{name}", 16, [(16, a), (16, b)] + ([(16, c)] if op == "fma" else []), bits(zero, t))
+            continue
         try:
             want = rounded(q, t)
         except AssertionError:
