@@ -18,7 +18,7 @@
 namespace heddle::ptx {
 namespace {
 
-const Type kPred{Type::Kind::pred, 1};
+const Type kHalfPred{Type::Kind::pred, 1};
 
 Type element(const Type& t) { return Type{t.kind, t.bytes / t.pack, 1}; }
 
@@ -118,7 +118,7 @@ std::uint64_t each_element(const Type& t, std::uint64_t a, std::uint64_t b, std:
 
 // cvt (9.7.9.21): a pair destination from two f32 sources takes the first
 // into its upper half; pair to pair and scalar to scalar go element-wise.
-std::uint64_t convert(Warp& w, const Instr& in, int lane) {
+std::uint64_t convert_narrow(Warp& w, const Instr& in, int lane) {
   const Type &to = in.type, &from = in.type2;
   const Type te = element(to), fe = element(from);
   const int bits = 8 * te.bytes;
@@ -179,10 +179,10 @@ bool combine(const Instr& in, bool t, bool c) {
 // setp's destinations (9.7.7.1): p = BoolOp(t, c), q = BoolOp(!t, c).
 void write_setp(Warp& w, const Instr& in, int lane, bool t) {
   const Arg& d = in.args.at(0);
-  bool c = in.args.size() > 3 ? w.value(in.args[3], lane, kPred) != 0 : false;
-  if (d.kind != Arg::Kind::pair) return w.set(d, lane, combine(in, t, c), kPred);
-  w.set(d.elems.at(0), lane, combine(in, t, c), kPred);
-  w.set(d.elems.at(1), lane, combine(in, !t, c), kPred);
+  bool c = in.args.size() > 3 ? w.value(in.args[3], lane, kHalfPred) != 0 : false;
+  if (d.kind != Arg::Kind::pair) return w.set(d, lane, combine(in, t, c), kHalfPred);
+  w.set(d.elems.at(0), lane, combine(in, t, c), kHalfPred);
+  w.set(d.elems.at(1), lane, combine(in, !t, c), kHalfPred);
 }
 
 bool narrow_supported(const Instr& in) {
@@ -202,7 +202,7 @@ bool narrow_supported(const Instr& in) {
 void narrow_alu(Warp& w, const Instr& in, int lane) {
   const auto& A = in.args;
   const Type& t = in.type;
-  if (in.op == Op::cvt) return w.set(A[0], lane, convert(w, in, lane), t);
+  if (in.op == Op::cvt) return w.set(A[0], lane, convert_narrow(w, in, lane), t);
   if (in.op == Op::setp) {  // .f16x2: p gets the low halves' comparison, q the high halves'
     const Type e = element(t);
     std::uint64_t a = w.value(A.at(1), lane, t), b = w.value(A.at(2), lane, t);
@@ -214,9 +214,9 @@ void narrow_alu(Warp& w, const Instr& in, int lane) {
     if (t.pack == 1) return write_setp(w, in, lane, r[0]);
     const Arg& d = A[0];
     if (d.kind != Arg::Kind::pair) throw ModelError(fmt::format("`{}` writes p|q", in.opcode), in.loc);
-    bool c = A.size() > 3 ? w.value(A[3], lane, kPred) != 0 : false;
-    w.set(d.elems.at(0), lane, combine(in, r[0], c), kPred);
-    return w.set(d.elems.at(1), lane, combine(in, r[1], c), kPred);
+    bool c = A.size() > 3 ? w.value(A[3], lane, kHalfPred) != 0 : false;
+    w.set(d.elems.at(0), lane, combine(in, r[0], c), kHalfPred);
+    return w.set(d.elems.at(1), lane, combine(in, r[1], c), kHalfPred);
   }
   std::uint64_t a = w.value(A.at(1), lane, t), b = A.size() > 2 ? w.value(A[2], lane, t) : 0;
   std::uint64_t c = A.size() > 3 ? w.value(A[3], lane, t) : 0;

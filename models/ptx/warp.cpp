@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstring>
@@ -180,12 +181,13 @@ void Warp::load_store(const Instr& in, std::uint32_t exec) {
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
     auto [r, off] = memory(in, addr, l, in.space, static_cast<std::size_t>(size * n));
-    if (r != run_region || off != run_end) {
-      flush();
+    if (r != run_region || off < run_first || off > run_end) {  // lanes on one range (a broadcast
+      flush();                                                  // too) are one access of the warp
       run_region = r;
       run_first = off;
+      run_end = off;
     }
-    run_end = off + static_cast<std::size_t>(size * n);
+    run_end = std::max(run_end, off + static_cast<std::size_t>(size * n));
     where[l] = r->bytes() + off;
   }
   flush();

@@ -15,8 +15,8 @@
 namespace heddle::ptx {
 namespace {
 
-const Type kU32{Type::Kind::u, 4};
-const Type kPred{Type::Kind::pred, 1};
+const Type kWarpU32{Type::Kind::u, 4};
+const Type kWarpPred{Type::Kind::pred, 1};
 
 int matrices(const Instr& in) { return in.has("x4") ? 4 : in.has("x2") ? 2 : 1; }
 
@@ -26,23 +26,23 @@ void vote(Warp& w, const Instr& in, std::uint32_t exec) {
   std::uint32_t ballot = 0, voters = 0;
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
-    auto mask = static_cast<std::uint32_t>(w.value(in.args[2], l, kU32));
+    auto mask = static_cast<std::uint32_t>(w.value(in.args[2], l, kWarpU32));
     if (!(mask >> l & 1))
       throw ModelError(fmt::format("`{}`: lane {} executes it but is not in its membermask", in.opcode, l), in.loc);
     voters |= 1u << l;
-    if (w.value(in.args[1], l, kPred) != 0) ballot |= 1u << l;
+    if (w.value(in.args[1], l, kWarpPred) != 0) ballot |= 1u << l;
   }
   const bool all = ballot == voters, any = ballot != 0;
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
-    if (in.has("ballot")) w.set(in.args[0], l, ballot, kU32);
-    else w.set(in.args[0], l, in.has("all") ? all : in.has("any") ? any : (all || !any), kPred);
+    if (in.has("ballot")) w.set(in.args[0], l, ballot, kWarpU32);
+    else w.set(in.args[0], l, in.has("all") ? all : in.has("any") ? any : (all || !any), kWarpPred);
   }
 }
 
 // The shared-memory row of matrix i, row r (8 b16 = 16 bytes) at the
 // address lane 8i + r gives; every lane of the warp must execute (.aligned).
-std::byte* row(Warp& w, const Instr& in, const Arg& addr, int lane, bool store) {
+std::byte* matrix_row(Warp& w, const Instr& in, const Arg& addr, int lane, bool store) {
   auto [region, off] = w.memory(in, addr, lane, in.space, 16);
   region->access(off, 16, store, Proxy::generic, store ? "stmatrix" : "ldmatrix", in.loc);
   return region->bytes() + off;
@@ -61,7 +61,7 @@ void matrix(Warp& w, const Instr& in, std::uint32_t exec) {
     for (int r = 0; r < 8; ++r) {
       if (!(exec >> (8 * i + r) & 1))
         throw ModelError(fmt::format("`{}`: lane {} gives a row address but does not execute it", in.opcode, 8 * i + r), in.loc);
-      rows[i][r] = row(w, in, addr, 8 * i + r, store);
+      rows[i][r] = matrix_row(w, in, addr, 8 * i + r, store);
       if (!store) std::memcpy(m[i][r], rows[i][r], 16);
     }
   const bool trans = in.has("trans");
@@ -71,8 +71,8 @@ void matrix(Warp& w, const Instr& in, std::uint32_t exec) {
       for (int h = 0; h < 2; ++h) {
         int r = t / 4, c = 2 * (t % 4) + h;
         std::uint16_t& e = trans ? m[i][c][r] : m[i][r][c];
-        if (store) e = static_cast<std::uint16_t>(w.value(reg, t, kU32) >> (16 * h));
-        else if (h == 1) w.set(reg, t, std::uint32_t{e} << 16 | (trans ? m[i][c - 1][r] : m[i][r][c - 1]), kU32);
+        if (store) e = static_cast<std::uint16_t>(w.value(reg, t, kWarpU32) >> (16 * h));
+        else if (h == 1) w.set(reg, t, std::uint32_t{e} << 16 | (trans ? m[i][c - 1][r] : m[i][r][c - 1]), kWarpU32);
       }
     }
   if (store)
@@ -109,7 +109,7 @@ bool warp_op(Warp& w, const Instr& in, std::uint32_t exec) {
     case Op::vote: vote(w, in, exec); return true;
     case Op::activemask:
       for (int l = 0; l < 32; ++l)
-        if (exec >> l & 1) w.set(in.args[0], l, exec, kU32);
+        if (exec >> l & 1) w.set(in.args[0], l, exec, kWarpU32);
       return true;
     case Op::ldmatrix:
     case Op::stmatrix: matrix(w, in, exec); return true;
