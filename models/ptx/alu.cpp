@@ -27,14 +27,7 @@ std::int64_t as_int(std::uint64_t v, const Type& t) {
 
 bool compare(const std::string& cmp, std::uint64_t a, std::uint64_t b, const Type& t) {
   if (t.is_float()) {
-    double x = to_float(a, t), y = to_float(b, t);
-    std::string c = cmp.size() == 3 && cmp.back() == 'u' ? cmp.substr(0, 2) : cmp;  // unordered forms
-    if (c == "eq") return x == y;
-    if (c == "ne") return x != y;
-    if (c == "lt") return x < y;
-    if (c == "le") return x <= y;
-    if (c == "gt") return x > y;
-    if (c == "ge") return x >= y;
+    return compare_float(cmp, to_float(a, t), to_float(b, t));
   } else {
     bool s = t.is_signed();
     std::int64_t x = as_int(a, t), y = as_int(b, t);
@@ -56,10 +49,9 @@ bool compare(const std::string& cmp, std::uint64_t a, std::uint64_t b, const Typ
 std::uint64_t convert(std::uint64_t v, const Type& to, const Type& from, const Instr& in) {
   if (from.is_float() && to.is_float()) return from_float(to_float(v, from), to);
   if (from.is_float()) {
-    double d = to_float(v, from);
-    d = in.has("rni") ? std::nearbyint(d) : in.has("rmi") ? std::floor(d) : in.has("rpi") ? std::ceil(d) : std::trunc(d);
-    return to.is_signed() ? static_cast<std::uint64_t>(static_cast<std::int64_t>(d))
-                          : static_cast<std::uint64_t>(d);
+    Rounding r = in.flag(kRoundNearestInt) ? Rounding::nearest_even : in.flag(kRoundDown) ? Rounding::down
+                 : in.flag(kRoundUp) ? Rounding::up : Rounding::zero;
+    return float_to_int(to_float(v, from), to, r);  // saturated, NaN to 0 (PTX ISA 9.7.9.21)
   }
   if (to.is_float())
     return from_float(from.is_signed() ? static_cast<double>(as_int(v, from))
@@ -101,10 +93,10 @@ std::uint64_t int_op(const Instr& in, std::uint64_t a, std::uint64_t b, std::uin
     case Op::add: return a + b;
     case Op::sub: return a - b;
     case Op::mul:
-      if (in.has("hi")) return high_product(x, y, ux, uy, s, bits);
+      if (in.flag(kHi)) return high_product(x, y, ux, uy, s, bits);
       return wide ? static_cast<std::uint64_t>(s ? x * y : static_cast<std::int64_t>(ux * uy)) : a * b;
     case Op::mad:
-      if (in.has("hi")) return high_product(x, y, ux, uy, s, bits) + c;
+      if (in.flag(kHi)) return high_product(x, y, ux, uy, s, bits) + c;
       return (wide ? static_cast<std::uint64_t>(s ? x * y : static_cast<std::int64_t>(ux * uy)) : a * b) + c;
     case Op::div:
     case Op::rem:
@@ -131,6 +123,8 @@ std::uint64_t int_op(const Instr& in, std::uint64_t a, std::uint64_t b, std::uin
 }  // namespace
 
 void Warp::alu(const Instr& in, int lane) {
+  if (in.narrow) return narrow_alu(*this, in, lane);
+  if (in.op >= Op::bfi && in.op <= Op::bfind) return bit_op(*this, in, lane);
   const auto& A = in.args;
   const Type& t = in.type;
   auto arg = [&](std::size_t i, const Type& ty) { return value(A.at(i), lane, ty); };
@@ -152,15 +146,7 @@ void Warp::alu(const Instr& in, int lane) {
       }
       return set(A[0], lane, v, t);
     }
-    case Op::setp: {
-      bool r = compare(in.cmp, arg(1, t), arg(2, t), t);
-      Type pred{Type::Kind::pred, 1};
-      if (A[0].kind == Arg::Kind::pair) {
-        set(A[0].elems.at(0), lane, r, pred);
-        return set(A[0].elems.at(1), lane, !r, pred);
-      }
-      return set(A[0], lane, r, pred);
-    }
+    case Op::setp: return write_setp(*this, in, lane, compare(in.cmp, arg(1, t), arg(2, t), t));
     case Op::selp: return set(A[0], lane, arg(3, Type{Type::Kind::pred, 1}) ? arg(1, t) : arg(2, t), t);
     case Op::cvt: return set(A[0], lane, convert(arg(1, in.type2), t, in.type2, in), t);
     case Op::cvta: {

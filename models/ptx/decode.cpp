@@ -33,15 +33,16 @@ struct Scope {
 class Decoder {
  public:
   /// Decodes `f`, function `func` of `p` (0: the kernel entry), after the code so far.
-  Decoder(const Module& m, const Function& f, Program& p, std::uint32_t dynamic_shared, int func)
+  Decoder(const Module& m, const Function& f, Program& p, std::uint32_t dynamic_shared, int func,
+          std::vector<Refusal>* refusals)
       : m_(m), f_(f), p_(p), dynamic_shared_(dynamic_shared), func_(func),
-        base_(static_cast<int>(p.code.size())) {
+        base_(static_cast<int>(p.code.size())), refusals_(refusals) {
     scopes_.push_back(Scope{});
   }
 
   void run() {
     if (func_ == 0) {
-      for (const Statement& g : m_.globals) declare_var(g);
+      for (const Statement& g : m_.globals) guarded(g, g.space + " variable", [&] { declare_var(g); });
       for (const ParamDecl& d : f_.params) {
         Symbol s{d.name, d.name, Space::param, static_cast<std::uint32_t>(p_.params.size()), 8, {},
                  d.pos.line, {}};
@@ -65,6 +66,17 @@ class Decoder {
   }
 
  private:
+  // Runs `f`; in census mode a refusal of statement `s` is recorded, not thrown.
+  template <class F>
+  void guarded(const Statement& s, const std::string& what, F&& f) {
+    if (refusals_ == nullptr) return f();
+    try {
+      f();
+    } catch (const UsageError& e) {
+      refusals_->push_back(Refusal{s.pos.line, what, e.what()});
+    }
+  }
+
   [[noreturn]] void fail(const Pos& at, const std::string& what) const {
     throw UsageError(fmt::format("{}:{}:{}: {}", m_.path, at.line, at.column, what));
   }
@@ -113,6 +125,7 @@ class Decoder {
       p_.symbols[static_cast<std::size_t>(i)].bytes = dynamic_shared_;
     }
     p_.shared_bytes = static_cast<std::uint32_t>(at + dynamic_shared_);
+    p_.dynamic_shared_bytes = dynamic_shared_;  // %dynamic_smem_size
   }
 
 
@@ -153,6 +166,7 @@ class Decoder {
     if (std::size_t need = operand_count(in); in.args.size() < need)
       fail(at, fmt::format("`{}` takes {} operands, {} given", in.opcode, need, in.args.size()));
     if (std::string why = wgmma_problem(in); !why.empty()) fail(at, fmt::format("`{}`: {}", in.opcode, why));
+    if (std::string why = warp_op_problem(in); !why.empty()) fail(at, fmt::format("`{}`: {}", in.opcode, why));
     if (std::string why = unsupported_form(in); !why.empty())
       fail(at, fmt::format("`{}`: {} (models/ptx/README.md)", in.opcode, why));
     if ((in.op == Op::ld || in.op == Op::st) && in.space == Space::param)
@@ -220,7 +234,7 @@ class Decoder {
             frame_var(s.name, static_cast<std::uint64_t>(std::max<std::int64_t>(s.bytes, 1)) * elem,
                       std::max<int>(s.align, static_cast<int>(elem)), s.pos.line, cur);
           } else {
-            declare_var(s);
+            guarded(s, s.space + " variable", [&] { declare_var(s); });
           }
           break;
         case Statement::Kind::label:
@@ -281,7 +295,12 @@ class Decoder {
     static const std::map<std::string, Special> specials = {
         {"%tid", Special::tid},       {"%ntid", Special::ntid},     {"%ctaid", Special::ctaid},
         {"%nctaid", Special::nctaid}, {"%laneid", Special::laneid}, {"%warpid", Special::warpid},
-        {"%nwarpid", Special::nwarpid}, {"%lanemask_lt", Special::lanemask_lt}};
+        {"%nwarpid", Special::nwarpid}, {"%lanemask_lt", Special::lanemask_lt},
+        {"%lanemask_le", Special::lanemask_le}, {"%lanemask_eq", Special::lanemask_eq},
+        {"%lanemask_ge", Special::lanemask_ge}, {"%lanemask_gt", Special::lanemask_gt},
+        {"%clock", Special::clock}, {"%clock64", Special::clock64},
+        {"%globaltimer", Special::globaltimer}, {"%smid", Special::smid}, {"%nsmid", Special::nsmid},
+        {"%gridid", Special::gridid}, {"%dynamic_smem_size", Special::dynamic_smem_size}};
     std::string root = n.substr(0, n.find('.'));
     if (auto it = specials.find(root); it != specials.end()) {
       a.kind = Arg::Kind::special;
@@ -322,6 +341,36 @@ class Decoder {
   // The report location of the instruction at `line` under the current .loc.
   std::source_location location(int line) { return report_location(p_, m_, loc_, line); }
 
+  // Decodes body statement `i`, instruction `s`, onto the program.
+  void instruction(const Statement& s, std::size_t i) {
+    Instr in;
+    if (!decode_opcode(s.opcode, in))
+      fail(s.pos, fmt::format("unsupported PTX instruction `{}` in kernel {} (see "
+                              "models/ptx/README.md for what the PTX front end interprets)",
+                              s.opcode, f_.name));
+    in.line = s.pos.line;
+    in.loc = location(s.pos.line);
+    if (in.op == Op::exit && func_ != 0 && s.opcode.rfind("ret", 0) == 0) in.op = Op::ret;
+    if (!s.guard.empty()) {
+      Arg g = name_arg(s.guard, scope_of_[i], s.pos, false);
+      if (g.kind != Arg::Kind::reg) fail(s.pos, "a guard must be a predicate register");
+      in.guard = g.reg;
+      in.guard_negated = s.guard_negated;
+    }
+    if (in.op == Op::call) {
+      decode_call(s, scope_of_[i], in);
+    } else {
+      for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
+      check_operands(in, s.pos);
+    }
+    if (in.op == Op::bra) {
+      if (in.args.size() != 1 || in.args[0].kind != Arg::Kind::label)
+        fail(s.pos, "bra needs one label operand");
+      in.target = static_cast<int>(in.args[0].imm);
+    }
+    p_.code.push_back(std::move(in));
+  }
+
   // Pass 2: decode the instructions.
   void emit() {
     for (std::size_t i = 0; i < f_.body.size(); ++i) {
@@ -331,33 +380,7 @@ class Decoder {
         if (!zero) loc_ = s.locs;
         continue;
       }
-      if (s.kind != Statement::Kind::instruction) continue;
-      Instr in;
-      if (!decode_opcode(s.opcode, in))
-        fail(s.pos, fmt::format("unsupported PTX instruction `{}` in kernel {} (see "
-                                "models/ptx/README.md for what the PTX front end interprets)",
-                                s.opcode, f_.name));
-      in.line = s.pos.line;
-      in.loc = location(s.pos.line);
-      if (in.op == Op::exit && func_ != 0 && s.opcode.rfind("ret", 0) == 0) in.op = Op::ret;
-      if (!s.guard.empty()) {
-        Arg g = name_arg(s.guard, scope_of_[i], s.pos, false);
-        if (g.kind != Arg::Kind::reg) fail(s.pos, "a guard must be a predicate register");
-        in.guard = g.reg;
-        in.guard_negated = s.guard_negated;
-      }
-      if (in.op == Op::call) {
-        decode_call(s, scope_of_[i], in);
-      } else {
-        for (const Operand& o : s.operands) in.args.push_back(arg(o, scope_of_[i], s.pos, in.op == Op::bra));
-        check_operands(in, s.pos);
-      }
-      if (in.op == Op::bra) {
-        if (in.args.size() != 1 || in.args[0].kind != Arg::Kind::label)
-          fail(s.pos, "bra needs one label operand");
-        in.target = static_cast<int>(in.args[0].imm);
-      }
-      p_.code.push_back(std::move(in));
+      if (s.kind == Statement::Kind::instruction) guarded(s, s.opcode, [&] { instruction(s, i); });
     }
     Instr end;  // falling off the end of the body ends the thread (or returns)
     end.op = func_ == 0 ? Op::exit : Op::ret;
@@ -380,6 +403,7 @@ class Decoder {
   std::uint64_t frame_bytes_ = 0;  // its frame so far
   std::vector<int> dynamic_;       // the extern .shared symbols
   std::uint32_t dynamic_align_ = 16;
+  std::vector<Refusal>* refusals_;  // census mode: refusals recorded here
 };
 
 }  // namespace
@@ -388,7 +412,8 @@ bool Instr::has(const char* mod) const {
   return std::find(mods.begin(), mods.end(), mod) != mods.end();
 }
 
-Program decode(const Module& module, const std::string& kernel, std::uint32_t dynamic_shared) {
+Program decode(const Module& module, const std::string& kernel, std::uint32_t dynamic_shared,
+               std::vector<Refusal>* refusals) {
   std::vector<std::string> entries;
   for (const Function& f : module.functions) {
     if (!f.entry) continue;
@@ -398,11 +423,11 @@ Program decode(const Module& module, const std::string& kernel, std::uint32_t dy
     p.kernel = kernel;
     p.ptx_path = module.path;
     p.funcs.push_back(Func{kernel, Func::Builtin::none, 0, 0, {}, {}, 0, 0});
-    Decoder(module, f, p, dynamic_shared, 0).run();
+    Decoder(module, f, p, dynamic_shared, 0, refusals).run();
     for (std::size_t i = 1; i < p.funcs.size(); ++i) {  // the functions it calls, as met
       if (p.funcs[i].builtin != Func::Builtin::none) continue;
       const Function* callee = find_function(module, p.funcs[i].name);
-      Decoder(module, *callee, p, dynamic_shared, static_cast<int>(i)).run();
+      Decoder(module, *callee, p, dynamic_shared, static_cast<int>(i), refusals).run();
     }
     mark_spin_loops(p);
     return p;

@@ -1,6 +1,7 @@
 #include "models/ptx/opcodes.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 namespace heddle::ptx {
@@ -41,7 +42,13 @@ const std::map<std::string, Op>& simple_ops() {
       {"cvta", Op::cvta}, {"ld", Op::ld},     {"st", Op::st},     {"bra", Op::bra},
       {"ret", Op::exit},  {"exit", Op::exit}, {"elect", Op::elect}, {"shfl", Op::shfl},
       {"atom", Op::atom}, {"red", Op::red},   {"membar", Op::fence_order}, {"fma", Op::mad},
-      {"call", Op::call}};
+      {"call", Op::call},
+      {"bfi", Op::bfi},   {"bfe", Op::bfe},   {"prmt", Op::prmt}, {"popc", Op::popc},
+      {"clz", Op::clz},   {"brev", Op::brev}, {"lop3", Op::lop3}, {"shf", Op::shf},   {"bfind", Op::bfind},
+      {"vote", Op::vote}, {"activemask", Op::activemask}, {"nanosleep", Op::nanosleep},
+      {"trap", Op::trap}, {"brkpt", Op::trap}, {"setmaxnreg", Op::setmaxnreg}, {"ldmatrix", Op::ldmatrix},
+      {"stmatrix", Op::stmatrix}, {"prefetch", Op::hint}, {"prefetchu", Op::hint},
+      {"griddepcontrol", Op::hint}};
   return ops;
 }
 
@@ -74,6 +81,7 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
   }
   if (base == "cp" && at(0, "async") && at(1, "bulk")) {
     if (at(2, "commit_group")) return Op::bulk_commit;
+    if (at(2, "prefetch")) return Op::hint;  // an L2 prefetch: no data the model sees (9.7.9.25.5)
     if (at(2, "wait_group")) return Op::bulk_wait;
     if (at(2, "tensor") && has(m, "bulk_group") && has(m, "global")) return Op::tma_store;
     if (at(2, "tensor") && has(m, "mbarrier::complete_tx::bytes")) return Op::tma_load;
@@ -103,6 +111,13 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
 
 std::optional<Type> parse_type(const std::string& m) {
   if (m == "pred") return Type{Type::Kind::pred, 1};
+  // The narrow floats and their packed pairs (PTX ISA 5.2.5, 5.2.5.1).
+  static const std::map<std::string, Type> narrow = {
+      {"f16", {Type::Kind::f, 2}},          {"bf16", {Type::Kind::bf, 2}},
+      {"f16x2", {Type::Kind::f, 4, 2}},     {"bf16x2", {Type::Kind::bf, 4, 2}},
+      {"e4m3", {Type::Kind::e4m3, 1}},      {"e5m2", {Type::Kind::e5m2, 1}},
+      {"e4m3x2", {Type::Kind::e4m3, 2, 2}}, {"e5m2x2", {Type::Kind::e5m2, 2, 2}}};
+  if (auto it = narrow.find(m); it != narrow.end()) return it->second;
   if (m.size() < 2) return std::nullopt;
   Type t;
   switch (m[0]) {
@@ -115,8 +130,18 @@ std::optional<Type> parse_type(const std::string& m) {
   std::string bits = m.substr(1);
   if (bits != "8" && bits != "16" && bits != "32" && bits != "64") return std::nullopt;
   t.bytes = std::stoi(bits) / 8;
-  if (t.kind == Type::Kind::f && t.bytes < 4) return std::nullopt;  // f16 is not interpreted
+  if (t.kind == Type::Kind::f && t.bytes < 2) return std::nullopt;
   return t;
+}
+
+bool looks_like_type(const std::string& m) {
+  // u8..b128, f16x2, bf16, tf32, e4m3x2, e2m1x2, s4: a letter prefix, then digits
+  std::size_t i = 0;
+  while (i < m.size() && std::isalpha(static_cast<unsigned char>(m[i]))) ++i;
+  if (i == 0 || i > 2 || i == m.size() || !std::isdigit(static_cast<unsigned char>(m[i]))) return false;
+  std::string prefix = m.substr(0, i);
+  return prefix == "u" || prefix == "s" || prefix == "b" || prefix == "f" || prefix == "bf" ||
+         prefix == "tf" || prefix == "e";
 }
 
 bool decode_opcode(const std::string& opcode, Instr& in) {
@@ -135,21 +160,39 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
   std::vector<Type> types;
   for (const std::string& m : in.mods) {
     if (auto t = parse_type(m)) types.push_back(*t);
+    // A type the interpreter does not read refuses the instruction: it is never
+    // computed as another type. .b1024 names the tensormap object (9.7.9.27).
+    else if (in.op != Op::wgmma_mma && m != "b1024" && looks_like_type(m)) return false;
     if (auto s = parse_space(m); s && in.space == Space::generic) in.space = *s;
     if (m == "v2") in.vec = 2;
     if (m == "v4") in.vec = 4;
   }
   in.wide = has(in.mods, "wide");
+  static const std::map<std::string, Flag> flag_names = {
+      {"hi", kHi},          {"ftz", kFtz},         {"sat", kSat},         {"satfinite", kSatfinite},
+      {"relu", kRelu},      {"NaN", kNaN},         {"rz", kRoundZero},    {"rzi", kRoundZero},
+      {"rm", kRoundDown},   {"rmi", kRoundDown},   {"rp", kRoundUp},      {"rpi", kRoundUp},
+      {"up", kShflUp},      {"down", kShflDown},   {"bfly", kShflBfly},   {"rni", kRoundNearestInt},
+      {"and", kAnd},        {"or", kOr},           {"xor", kXor}};
+  for (const std::string& m : in.mods)
+    if (auto f = flag_names.find(m); f != flag_names.end()) in.flags |= f->second;
+  if (in.op != Op::setp) in.flags &= ~(kAnd | kOr | kXor);  // atom.and, lop3.or: not setp's BoolOp
   in.to = has(in.mods, "to");
   if (in.op == Op::setp && !in.mods.empty()) in.cmp = in.mods.front();
   if (!types.empty()) in.type = types.front();
   if (types.size() > 1) in.type2 = types[1];
+  // A narrow float computed (not only moved: mov, ld, st, selp) goes to half.cpp.
+  bool narrow = std::any_of(types.begin(), types.end(), [](const Type& t) { return t.is_narrow_float(); });
+  if (narrow && in.op != Op::wgmma_mma && !narrow_supported(in)) return false;
+  in.narrow = narrow && in.op != Op::mov && in.op != Op::ld && in.op != Op::st && in.op != Op::selp &&
+              in.op != Op::wgmma_mma;
   if (in.op == Op::cvt && types.size() != 2) return false;
   if ((in.op == Op::tma_load || in.op == Op::tma_store) &&
       (has(in.mods, "multicast::cluster") || has(in.mods, "im2col") || has(in.mods, "L2::cache_hint")))
     return false;  // one CTA, tile mode, no cache-policy operand
   if (in.op == Op::mul || in.op == Op::mad)
-    if (!has(in.mods, "lo") && !has(in.mods, "hi") && !has(in.mods, "wide") && !in.type.is_float())
+    if (!has(in.mods, "lo") && !has(in.mods, "hi") && !has(in.mods, "wide") && !in.type.is_float() &&
+        !in.type.is_narrow_float())
       return false;
   if (in.op == Op::atom || in.op == Op::red)
     if (in.space == Space::local || in.space == Space::param) return false;
@@ -158,11 +201,18 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
 
 std::size_t operand_count(const Instr& in) {
   switch (in.op) {
+    case Op::trap: case Op::activemask: return in.op == Op::activemask ? 1 : 0;
+    case Op::popc: case Op::clz: case Op::brev: case Op::bfind: case Op::ldmatrix: case Op::stmatrix: return 2;
+    case Op::nanosleep: case Op::setmaxnreg: return 1;
+    case Op::hint: return 0;
+    case Op::bfe: case Op::prmt: case Op::shf: return 4;
+    case Op::bfi: case Op::lop3: return 5;
+    case Op::vote: return 3;
     case Op::exit: case Op::ret: case Op::call: case Op::bar_warp_sync: case Op::fence_noop: case Op::fence_order: case Op::fence_proxy_async:
     case Op::bulk_commit: case Op::cp_async_commit: case Op::wgmma_fence:
     case Op::wgmma_commit: return 0;
     case Op::wgmma_wait: return 1;
-    case Op::wgmma_mma: return 8;  // d, a-desc, b-desc, scale-d, imm-scale-a/b, imm-trans-a/b
+    case Op::wgmma_mma: return 6;  // d, a-desc, b-desc, scale-d, imm-scale-a/b (f16/bf16: imm-trans-a/b too)
     case Op::bra: case Op::bar_sync: case Op::bar_arrive: case Op::bulk_wait:
     case Op::fence_tensormap_acquire: case Op::fence_tensormap_release: return 1;
     case Op::cp_async_wait: return in.has("wait_all") ? 0 : 1;

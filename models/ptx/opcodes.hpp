@@ -12,6 +12,10 @@ namespace heddle::ptx {
 
 /// A type modifier (".u32", ".f32", ".pred"); nullopt when `mod` is not one.
 std::optional<Type> parse_type(const std::string& mod);
+/// Whether `m` is written as a type (".tf32", ".e2m1x2", ".b128"), parsed or not.
+bool looks_like_type(const std::string& m);
+/// Whether half.cpp interprets the narrow-float instruction `in` (op and types decoded).
+bool narrow_supported(const Instr& in);
 /// Fills op, mods, types, space and vector width of `in` from `opcode`;
 /// returns false when the interpreter does not support the instruction.
 bool decode_opcode(const std::string& opcode, Instr& in);
@@ -52,6 +56,9 @@ std::size_t operand_count(const Instr& in);
 /// Why the interpreter cannot run decoded `in` (a form, a state space or an
 /// operand it does not interpret), or "" when it can (refuse.cpp).
 std::string unsupported_form(const Instr& in);
+/// Why the interpreter cannot run the ldmatrix/stmatrix/setmaxnreg/vote
+/// form `in` (operands decoded), or "" when it can (warp_ops.cpp).
+std::string warp_op_problem(const Instr& in);
 /// Why the interpreter cannot run the wgmma form `in` (operands decoded),
 /// or "" when it can (wgmma.cpp).
 std::string wgmma_problem(const Instr& in);

@@ -20,16 +20,28 @@ enum class Op {
   fence_proxy_async, fence_tensormap_acquire, fence_tensormap_release, mbar_init, mbar_arrive, mbar_expect_tx,
   fence_order, mbar_try_wait, mbar_test_wait, tma_load, tma_store, bulk_commit, bulk_wait, tensormap_replace,
   tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait,
-  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait, call, ret
+  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait, call, ret,
+  // bit manipulation (bits.cpp) and the warp-wide operations (warp_ops.cpp)
+  bfi, bfe, prmt, popc, clz, brev, lop3, shf, bfind, vote, activemask, nanosleep, trap, setmaxnreg,
+  ldmatrix, stmatrix, hint  // hint: no effect on what heddle models (prefetch, griddepcontrol)
 };
 
-/// A scalar type: width in bytes, kind (PTX ISA 5.2).
+/// A scalar type: width in bytes, kind (PTX ISA 5.2). The narrow floats
+/// (.f16, .bf16, .e4m3, .e5m2, PTX ISA 5.2.5) and their packed forms
+/// (.f16x2, .bf16x2, .e4m3x2, .e5m2x2: `pack` 2) are interpreted by half.cpp;
+/// `bytes` is the whole register's width (.f16x2: 4).
 struct Type {
-  enum class Kind { none, u, s, b, f, pred };
+  enum class Kind { none, u, s, b, f, pred, bf, e4m3, e5m2 };
   Kind kind = Kind::none;
   int bytes = 0;
+  int pack = 1;  // elements in the register (x2 forms: 2)
   bool is_signed() const noexcept { return kind == Kind::s; }
   bool is_float() const noexcept { return kind == Kind::f; }
+  /// A float narrower than 32 bits, or a packed pair: half.cpp computes it.
+  bool is_narrow_float() const noexcept {
+    return kind == Kind::bf || kind == Kind::e4m3 || kind == Kind::e5m2 ||
+           (kind == Kind::f && (bytes < 4 || pack > 1));
+  }
 };
 
 /// PTX state spaces (PTX ISA 5.1).
@@ -42,7 +54,10 @@ enum class Sem { weak, relaxed, acquire, release, acq_rel };
 enum class Scope { cta, cluster, gpu, sys };
 
 /// Special registers (PTX ISA 10).
-enum class Special { tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, lanemask_lt };
+enum class Special {
+  tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, lanemask_lt, lanemask_le, lanemask_eq,
+  lanemask_ge, lanemask_gt, clock, clock64, globaltimer, smid, nsmid, gridid, dynamic_smem_size
+};
 
 /// A decoded operand.
 struct Arg {
@@ -82,6 +97,14 @@ struct Func {
   int reg_begin = 0, reg_end = 0;   // its registers: a call saves them, ret restores them
 };
 
+/// Modifiers read per lane, as bits of Instr::flags (no string work per lane).
+enum Flag : std::uint16_t {
+  kHi = 1, kFtz = 2, kSat = 4, kSatfinite = 8, kRelu = 16, kNaN = 32,
+  kRoundZero = 64, kRoundDown = 128, kRoundUp = 256,  // .rz/.rzi, .rm/.rmi, .rp/.rpi (else nearest)
+  kShflUp = 512, kShflDown = 1024, kShflBfly = 2048, kRoundNearestInt = 4096,  // .rni
+  kAnd = 8192, kOr = 16384, kXor = 32768  // setp's BoolOp
+};
+
 /// One decoded instruction.
 struct Instr {
   Op op = Op::mov;
@@ -96,6 +119,8 @@ struct Instr {
   int target = -1;                // bra: instruction index
   bool wide = false;              // .wide (mul, mad): decoded once, the ALU asks per lane
   bool to = false;                // cvta.to
+  bool narrow = false;            // a narrow-float type is involved: half.cpp computes it
+  std::uint16_t flags = 0;        // modifiers the hot path asks per lane (Flag), decoded once
   std::string cmp;                // setp's comparison
   int callee = -1;                // call: index into Program::funcs; args: {rets list, params list}
   Sem sem = Sem::weak;            // ld/st/atom/red/fence: .relaxed/.acquire/.release/.acq_rel
@@ -108,6 +133,7 @@ struct Instr {
   // (built with checker/engine/foreign_location.hpp).
   std::source_location loc;
   bool has(const char* mod) const;
+  bool flag(Flag f) const noexcept { return (flags & f) != 0; }
 };
 
 /// A decoded kernel entry.
@@ -120,14 +146,25 @@ struct Program {
   std::vector<int> params;             // symbol index of each kernel parameter, in order
   std::vector<Func> funcs;             // funcs[0]: the kernel (its frame), then what it calls
   std::uint32_t shared_bytes = 0;      // size of one CTA's shared window
+  std::uint32_t dynamic_shared_bytes = 0;  // of it, the extern (dynamic) array's bytes
   std::deque<std::string> texts;       // storage of the locations' strings
   std::deque<LocRecord> locs;          // storage of the locations (foreign_location.hpp)
+};
+
+/// An instruction or declaration the interpreter refuses, with why (census).
+struct Refusal {
+  int line = 0;
+  std::string what;  // the opcode as written, or ".global variable"
+  std::string why;   // the UsageError's text
 };
 
 /// Decodes entry `kernel` of `module` for a launch with `dynamic_shared`
 /// bytes of dynamic shared memory (`extern .shared`); UsageError naming the
 /// instruction and its PTX line for anything the interpreter does not support.
-Program decode(const Module& module, const std::string& kernel, std::uint32_t dynamic_shared = 0);
+/// With `refusals`, each refused instruction or declaration is recorded there
+/// instead and decoding goes on (the opcode census, bench/ptx_census.cpp).
+Program decode(const Module& module, const std::string& kernel, std::uint32_t dynamic_shared = 0,
+               std::vector<Refusal>* refusals = nullptr);
 /// Base of a CTA's shared window in generic addresses (cvta.shared adds it).
 inline constexpr std::uint64_t kSharedWindow = 0x7e0000000000ull;
 /// Base of a lane's local memory in generic addresses (cvta.local adds it).

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <stdexcept>
@@ -25,6 +27,14 @@ Warp::Warp(LaunchState& st, const gpu::ThreadInfo& t) : state(st), thread(t), wa
     if (warp_ * 32 + l < threads) live_ |= 1u << l;
 }
 
+namespace {
+std::atomic<std::uint64_t> run_total{0};
+}  // namespace
+
+std::uint64_t warp_instructions_run() { return run_total.load(std::memory_order_relaxed); }
+
+Warp::~Warp() { run_total.fetch_add(executed_, std::memory_order_relaxed); }
+
 void Warp::run() {
   const Program& p = state.program();
   while (live_ != 0) {
@@ -46,6 +56,7 @@ void Warp::run() {
       if (pc < head.spin_begin || pc > head.spin_end) order.spin_pc = -1;
     }
     if (exec == 0) continue;
+    ++executed_;
     if (wgmma.issued != wgmma.retired) check_accumulators(*this, in);
     try {
       step(in, exec);
@@ -76,6 +87,7 @@ void Warp::step(const Instr& in, std::uint32_t exec) {
     case Op::shfl: shuffle(in, exec); return;
     default: break;
   }
+  if (in.op >= Op::vote && warp_op(*this, in, exec)) return;
   if (run_visible(*this, in, exec)) return;
   for (int l = 0; l < 32; ++l)
     if (exec >> l & 1) alu(in, l);
@@ -96,6 +108,20 @@ std::uint64_t Warp::special(const Arg& a, int lane) const {
     case Special::warpid: return static_cast<std::uint64_t>(warp_);
     case Special::nwarpid: return static_cast<std::uint64_t>(L.warps());
     case Special::lanemask_lt: return (std::uint64_t{1} << lane) - 1;
+    case Special::lanemask_le: return (std::uint64_t{2} << lane) - 1;
+    case Special::lanemask_eq: return std::uint64_t{1} << lane;
+    case Special::lanemask_ge: return 0xffffffffu & ~((std::uint64_t{1} << lane) - 1);
+    case Special::lanemask_gt: return 0xffffffffu & ~((std::uint64_t{2} << lane) - 1);
+    // The clocks (PTX ISA 10.14-10.16, 10.28) advance 2^16 per warp instruction
+    // run: monotone per warp and deterministic, so a spin until a deadline ends.
+    case Special::clock: return truncate(executed_ << 16, 4);
+    case Special::clock64:
+    case Special::globaltimer: return executed_ << 16;
+    // One CTA per SM (10.21-10.22): %smid is the CTA's index, below %nsmid (an H100 SXM's 132 SMs).
+    case Special::smid: return static_cast<std::uint64_t>(cta);
+    case Special::nsmid: return static_cast<std::uint64_t>(std::max(132, L.ctas()));
+    case Special::gridid: return 1;  // one launch (10.12)
+    case Special::dynamic_smem_size: return state.program().dynamic_shared_bytes;  // 10.30
   }
   return 0;
 }
@@ -164,24 +190,25 @@ void Warp::load_store(const Instr& in, std::uint32_t exec) {
     if (run_region != nullptr) run_region->access(run_first, run_end - run_first, store, Proxy::generic, what, in.loc);
     run_region = nullptr;
   };
-  std::vector<std::pair<std::byte*, int>> where(32);
+  std::array<std::byte*, 32> where{};  // no allocation per instruction: this is the hot path
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
     auto [r, off] = memory(in, addr, l, space, static_cast<std::size_t>(size * n));
-    if (r != run_region || off != run_end) {
-      flush();
+    if (r != run_region || off < run_first || off > run_end) {  // lanes on one range (a broadcast
+      flush();                                                  // too) are one access of the warp
       run_region = r;
       run_first = off;
+      run_end = off;
     }
-    run_end = off + static_cast<std::size_t>(size * n);
-    where[l] = {r->bytes() + off, l};
+    run_end = std::max(run_end, off + static_cast<std::size_t>(size * n));
+    where[l] = r->bytes() + off;
   }
   flush();
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
     for (int k = 0; k < n; ++k) {
       const Arg& d = n == 1 ? data : data.elems.at(k);
-      std::byte* at = where[l].first + k * size;
+      std::byte* at = where[l] + k * size;
       if (store) {
         std::uint64_t v = value(d, l, in.type);
         std::memcpy(at, &v, size);
@@ -209,9 +236,9 @@ void Warp::shuffle(const Instr& in, std::uint32_t exec) {
     int seg = (c >> 8) & 0x1f, clamp = c & 0x1f;
     int max_lane = (l & seg) | (clamp & ~seg), min_lane = l & seg, j = l;
     bool ok = false;
-    if (in.has("up")) j = l - b, ok = j >= max_lane;
-    else if (in.has("down")) j = l + b, ok = j <= max_lane;
-    else if (in.has("bfly")) j = l ^ b, ok = j <= max_lane;
+    if (in.flag(kShflUp)) j = l - b, ok = j >= max_lane;
+    else if (in.flag(kShflDown)) j = l + b, ok = j <= max_lane;
+    else if (in.flag(kShflBfly)) j = l ^ b, ok = j <= max_lane;
     else j = min_lane | (b & ~seg), ok = j <= max_lane;
     if (!ok) j = l;
     const Arg& d = dst.kind == Arg::Kind::pair ? dst.elems.at(0) : dst;

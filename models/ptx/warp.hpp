@@ -19,12 +19,16 @@
 #include <vector>
 
 #include "models/ptx/launch.hpp"
+#include "models/ptx/narrow_float.hpp"
 
 namespace heddle::ptx {
 
 class Warp {
  public:
   Warp(LaunchState& state, const gpu::ThreadInfo& thread);
+  ~Warp();
+  Warp(const Warp&) = delete;
+  Warp& operator=(const Warp&) = delete;
   /// Interprets the kernel until every lane has exited.
   void run();
 
@@ -89,6 +93,8 @@ class Warp {
   /// The program counter of `lane` (call and ret move it).
   int& pc(int lane) { return pc_[static_cast<std::size_t>(lane)]; }
 
+  /// Warp instructions this warp has run (each a step of its clocks).
+  std::uint64_t executed() const noexcept { return executed_; }
   /// Register `reg` of `lane`, for the operations that keep state outside the ALU.
   std::uint64_t& reg(int r, int lane) { return regs_[r * 32 + lane]; }
 
@@ -100,6 +106,7 @@ class Warp {
   std::uint64_t special(const Arg& a, int lane) const;
 
   int warp_ = 0;
+  std::uint64_t executed_ = 0;     // warp instructions run: the clock (%clock64, %globaltimer)
   std::uint32_t live_ = 0;         // lanes that have not exited
   std::array<int, 32> pc_{};
   std::vector<std::uint64_t> regs_;  // regs_[reg * 32 + lane]
@@ -134,6 +141,23 @@ void ret(Warp& w, const Instr& in, std::uint32_t exec);
 bool touches_local(const Warp& w, const Instr& in, std::uint32_t exec);
 /// ld/st of the lanes' local memory.
 void local_load_store(Warp& w, const Instr& in, std::uint32_t exec);
+/// The narrow-float ALU (half.cpp): arithmetic, setp and cvt on .f16/.bf16/fp8.
+void narrow_alu(Warp& w, const Instr& in, int lane);
+/// setp's comparison `cmp` of two floats, the unordered forms and num/nan included (PTX ISA 9.7.7.1).
+bool compare_float(const std::string& cmp, double x, double y);
+/// Writes setp's result `t` for `lane`: p (and q) combined with c by .and/.or/.xor (PTX ISA 9.7.7.1).
+void write_setp(Warp& w, const Instr& in, int lane, bool t);
+/// `x` rounded as `r` says and saturated to integer type `t`; NaN gives 0 (PTX ISA 9.7.9.21).
+std::uint64_t float_to_int(double x, const Type& t, Rounding r);
+/// Bit operations (bits.cpp): bfi bfe prmt popc clz brev lop3 shf bfind, for one lane.
+void bit_op(Warp& w, const Instr& in, int lane);
+/// The warp-wide operations (warp_ops.cpp): vote, activemask, ldmatrix,
+/// stmatrix, trap, nanosleep and setmaxnreg; false when `in` is none of them.
+bool warp_op(Warp& w, const Instr& in, std::uint32_t exec);
+
+/// Warp instructions run by every warp of this process so far (each warp adds
+/// its count when it ends; bench/ptx_speed.cpp divides it by the time).
+std::uint64_t warp_instructions_run();
 
 /// Bit helpers shared by the interpreter's files.
 std::uint64_t truncate(std::uint64_t v, int bytes);

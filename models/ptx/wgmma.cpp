@@ -7,7 +7,8 @@
 // touching one before is undefined in PTX and a model error here.
 //
 // Interpreted forms: dense .m64nNk16 with .f32 accumulators and .f16 or
-// .bf16 operands, both from descriptors, K-major (imm-trans 0), any of the
+// .bf16 operands, .m64nNk8 with .tf32 operands, and .m64nNk32 with fp8
+// operands (.e4m3/.e5m2, A and B each either), both from descriptors, K-major (imm-trans 0), any of the
 // four layouts (no swizzle, 32/64/128-byte swizzle).
 #include <fmt/format.h>
 
@@ -19,6 +20,7 @@
 #include <optional>
 
 #include "models/gpu/wgmma.hpp"
+#include "models/ptx/narrow_float.hpp"
 #include "models/ptx/opcodes.hpp"
 #include "models/ptx/warp.hpp"
 
@@ -26,23 +28,40 @@ namespace heddle::ptx {
 namespace {
 
 struct Shape {
-  int n = 0;          // N of m64nNk16
-  bool bf16 = false;  // operand type (.f16 otherwise)
+  int n = 0;   // N of m64nNkK
+  int k = 16;  // K: 16 for .f16/.bf16, 32 for the fp8 types, 8 for .tf32
+  const FloatFormat* a = &kF16;  // operand formats
+  const FloatFormat* b = &kF16;
+  int element_bytes() const { return 32 / k; }  // a K-major row is 32 bytes either way
 };
 
+const FloatFormat* operand_format(const std::string& t, int k) {
+  if (k == 8) return t == "tf32" ? &kTF32 : nullptr;
+  if (k == 16) return t == "f16" ? &kF16 : t == "bf16" ? &kBF16 : nullptr;
+  return t == "e4m3" ? &kE4M3 : t == "e5m2" ? &kE5M2 : nullptr;
+}
+
+// .m64nNk16.f32.{f16,bf16} (both operands alike), .m64nNk8.f32.tf32.tf32 and
+// .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}.
 std::optional<Shape> shape_of(const Instr& in) {
   const auto& m = in.mods;
   auto at = std::find_if(m.begin(), m.end(), [](const std::string& s) { return s.rfind("m64n", 0) == 0; });
-  if (at == m.end() || at->size() < 8 || at->substr(at->size() - 3) != "k16") return std::nullopt;
-  int n = 0;
-  for (char c : at->substr(4, at->size() - 7)) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  if (n < 8 || n > 256 || n % 8 != 0 || m.end() - at != 4 || at[1] != "f32" || at[2] != at[3])
-    return std::nullopt;
-  if (at[2] != "f16" && at[2] != "bf16") return std::nullopt;
-  return Shape{n, at[2] == "bf16"};
+  if (at == m.end() || m.end() - at != 4 || at[1] != "f32") return std::nullopt;
+  auto number = [](const std::string& digits) {
+    int v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9' || v > 1000) return -1;
+      v = v * 10 + (c - '0');
+    }
+    return digits.empty() ? -1 : v;
+  };
+  std::size_t kpos = at->find('k', 4);
+  if (kpos == std::string::npos) return std::nullopt;
+  int n = number(at->substr(4, kpos - 4)), k = number(at->substr(kpos + 1));
+  if (n < 8 || n > 256 || n % 8 != 0 || (k != 8 && k != 16 && k != 32)) return std::nullopt;
+  const FloatFormat *a = operand_format(at[2], k), *b = operand_format(at[3], k);
+  if (a == nullptr || b == nullptr || (k != 32 && a != b)) return std::nullopt;
+  return Shape{n, k, a, b};
 }
 
 // A K-major operand as its matrix descriptor gives it (PTX ISA 9.7.15,
@@ -79,22 +98,13 @@ std::uint32_t address(const Operand& o, int r, int b) {
   return (a ^ ((a >> 7 & mask) << 4)) + within;
 }
 
-float to_float(std::uint16_t h, bool bf16) {
-  if (bf16) return std::bit_cast<float>(std::uint32_t{h} << 16);
-  int exp = h >> 10 & 0x1f, man = h & 0x3ff;
-  float v = exp == 0 ? std::ldexp(static_cast<float>(man), -24)
-            : exp == 31 ? (man ? NAN : INFINITY)
-                        : std::ldexp(static_cast<float>(man | 0x400), exp - 25);
-  return h >> 15 ? -v : v;
-}
-
-// Where each element of a rows x 16 operand lives, and the regions it spans.
+// Where each element of a rows x K operand lives, and the regions it spans.
 struct Placed {
-  std::vector<std::pair<Region*, std::size_t>> elems;  // row-major, 16 per row
+  std::vector<std::pair<Region*, std::size_t>> elems;  // row-major, K per row
   std::vector<gpu::Span> spans;                         // the bytes read, merged
 };
 
-Placed place(Warp& w, const Instr& in, const Operand& o, int rows) {
+Placed place(Warp& w, const Instr& in, const Operand& o, int rows, int element_bytes) {
   std::vector<std::uint32_t> chunks;
   for (int r = 0; r < rows; ++r)
     for (int b = 0; b < 32; b += 16) chunks.push_back(address(o, r, b));
@@ -109,9 +119,9 @@ Placed place(Warp& w, const Instr& in, const Operand& o, int rows) {
     i = j;
   }
   for (int r = 0; r < rows; ++r)
-    for (int b = 0; b < 32; b += 16) {  // a 16-byte chunk holds 8 consecutive elements
+    for (int b = 0; b < 32; b += 16) {  // a 16-byte chunk holds 16 / element_bytes consecutive elements
       auto [region, off] = w.state.resolve(Space::shared, address(o, r, b), 16, w.thread.cta, in);
-      for (std::size_t j = 0; j < 8; ++j) p.elems.emplace_back(region, off + 2 * j);
+      for (int j = 0; j < 16; j += element_bytes) p.elems.emplace_back(region, off + static_cast<std::size_t>(j));
     }
   return p;
 }
@@ -131,11 +141,13 @@ struct Mma {
   void run(std::source_location loc) const {
     for (const gpu::Span& s : a.spans) s.region->access(s.first, s.count, false, Proxy::async, "wgmma.read_a", loc);
     for (const gpu::Span& s : b.spans) s.region->access(s.first, s.count, false, Proxy::async, "wgmma.read_b", loc);
-    auto get = [this](const Placed& p, int row, int k) {
-      std::uint16_t h;
-      auto [region, off] = p.elems[static_cast<std::size_t>(row * 16 + k)];
-      std::memcpy(&h, region->bytes() + off, 2);
-      return to_float(h, shape.bf16);
+    const int eb = shape.element_bytes();
+    auto get = [this, eb](const Placed& p, const FloatFormat& f, int row, int k) {
+      std::uint32_t bits = 0;
+      auto [region, off] = p.elems[static_cast<std::size_t>(row * shape.k + k)];
+      std::memcpy(&bits, region->bytes() + off, static_cast<std::size_t>(eb));
+      if (eb == 4) bits >>= 13;  // .tf32: the mma reads the top 19 bits of the f32
+      return static_cast<float>(decode(bits, f));  // exact: f16, bf16, tf32 and fp8 values are floats
     };
     for (int l = 0; l < 32; ++l)
       for (std::size_t i = 0; i < d.size(); ++i) {
@@ -143,7 +155,7 @@ struct Mma {
         int col = 8 * static_cast<int>(i / 4) + 2 * (l % 4) + static_cast<int>(i % 2);
         std::uint64_t& reg = (*shadow)[static_cast<std::size_t>(d[i]) * 32 + static_cast<std::size_t>(l)];
         float acc = (accumulate >> l & 1) ? std::bit_cast<float>(static_cast<std::uint32_t>(reg)) : 0.0f;
-        for (int k = 0; k < 16; ++k) acc += scale_a * get(a, row, k) * scale_b * get(b, col, k);
+        for (int k = 0; k < shape.k; ++k) acc += scale_a * get(a, *shape.a, row, k) * scale_b * get(b, *shape.b, col, k);
         reg = std::bit_cast<std::uint32_t>(acc);
       }
   }
@@ -167,8 +179,8 @@ void issue(Warp& w, const Instr& in, std::uint32_t exec) {
   m.scale_a = in.args[4].imm < 0 ? -1.0f : 1.0f;
   m.scale_b = in.args[5].imm < 0 ? -1.0f : 1.0f;
   Operand oa = operand(w.value(in.args[1], 0, u64), in), ob = operand(w.value(in.args[2], 0, u64), in);
-  m.a = place(w, in, oa, 64);
-  m.b = place(w, in, ob, m.shape.n);
+  m.a = place(w, in, oa, 64, m.shape.element_bytes());
+  m.b = place(w, in, ob, m.shape.n, m.shape.element_bytes());
   m.shadow = wg.shadow;
   ++wg.issued;
   for (const Arg& r : in.args[0].elems) {
@@ -216,10 +228,10 @@ std::string wgmma_problem(const Instr& in) {
   if (in.op != Op::wgmma_mma) return {};
   auto s = shape_of(in);
   if (!s)
-    return "only the dense .m64nNk16.f32.f16.f16 and .m64nNk16.f32.bf16.bf16 forms of "
-           "wgmma.mma_async are interpreted";
+    return "only the dense .m64nNk16.f32.f16.f16, .m64nNk16.f32.bf16.bf16, .m64nNk8.f32.tf32.tf32 "
+           "and .m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} forms of wgmma.mma_async are interpreted";
   if (in.args[0].kind != Arg::Kind::vector || in.args[0].elems.size() != static_cast<std::size_t>(s->n / 2))
-    return fmt::format("the accumulator of .m64n{}k16.f32 is a vector of {} registers", s->n, s->n / 2);
+    return fmt::format("the accumulator of .m64n{}k{}.f32 is a vector of {} registers", s->n, s->k, s->n / 2);
   for (const Arg& r : in.args[0].elems)
     if (r.kind != Arg::Kind::reg) return "the accumulator vector must hold registers";
   if (in.args[1].kind == Arg::Kind::vector)
@@ -227,8 +239,9 @@ std::string wgmma_problem(const Instr& in) {
   for (int i : {4, 5})
     if (in.args[i].kind != Arg::Kind::imm || (in.args[i].imm != 1 && in.args[i].imm != -1))
       return "imm-scale-a and imm-scale-b must be the immediates 1 or -1";
-  for (int i : {6, 7})
-    if (in.args[i].kind != Arg::Kind::imm || in.args[i].imm != 0)
+  if (s->k == 16 && in.args.size() < 8) return "the .f16/.bf16 forms take imm-trans-a and imm-trans-b";
+  for (std::size_t i : {6, 7})  // the fp8 forms have no transpose operands: K-major only
+    if (i < in.args.size() && (in.args[i].kind != Arg::Kind::imm || in.args[i].imm != 0))
       return "only K-major operands (imm-trans-a and imm-trans-b 0) are interpreted";
   return {};
 }

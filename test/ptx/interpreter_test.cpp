@@ -306,13 +306,13 @@ TEST_CASE("ptx: a syntax error names the file, line and the column of the bad to
 }
 
 TEST_CASE("ptx: an unsupported instruction is named with its line; the CLI exits 2", "[ptx]") {
-  std::string text = entry("k", "  brev.b32 %r2, %r1;\n  ret;");
+  std::string text = entry("k", "  tanh.approx.f32 %r2, %r1;\n  ret;");
   std::string path = write_ptx(text);
   CliResult r = cli(fmt::format("run --ptx {} --kernel k --block 32 --arg out=buffer:4", path));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains(fmt::format(":{}:3: unsupported PTX instruction "
-                                                "`brev.b32`",
-                                                line_of(text, "brev"))));
+                                                "`tanh.approx.f32`",
+                                                line_of(text, "tanh"))));
   r = cli(fmt::format("run --ptx {} --kernel nope", path));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("has no kernel entry nope; its entries: k"));

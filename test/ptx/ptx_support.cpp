@@ -6,6 +6,9 @@
 #include <algorithm>
 
 #include <fstream>
+#include <set>
+
+#include <catch2/catch.hpp>
 
 #include "test/support/harness.hpp"
 
@@ -24,6 +27,20 @@ std::string build_ptx(const PtxLaunch& l) {
 
 RunResult run_ptx(const PtxLaunch& l, RunConfig config) {
   return run(build_ptx(l), ptx_values(l), config);
+}
+
+std::string u32_hex(const std::vector<std::uint32_t>& values) {
+  std::string hex;
+  for (std::uint32_t v : values)
+    for (int b = 0; b < 4; ++b) hex += fmt::format("{:02x}", (v >> (8 * b)) & 0xff);
+  return hex;
+}
+
+std::string final_out(const PtxLaunch& l) {
+  Outcomes o = outcomes(build_ptx(l), ptx_values(l), RunConfig{});
+  REQUIRE(o.verdicts == std::set<std::string>{"ok"});
+  REQUIRE(o.final_states.size() == 1);
+  return *o.final_states.begin();
 }
 
 std::string write_ptx(const std::string& text) {

@@ -2,6 +2,7 @@
 // or from PTX text, and run it in-process.
 #pragma once
 #include <map>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ std::map<std::string, std::string> ptx_values(const PtxLaunch& l);
 std::string build_ptx(const PtxLaunch& l);
 /// Builds and explores `l` under `config`.
 RunResult run_ptx(const PtxLaunch& l, RunConfig config = {});
+/// Little-endian hex of 32-bit values, as a final state prints a small buffer.
+std::string u32_hex(const std::vector<std::uint32_t>& values);
+/// The one final state of `l`, whose every execution must verify.
+std::string final_out(const PtxLaunch& l);
 /// Writes `text` to a fresh temporary .ptx file and returns its path.
 std::string write_ptx(const std::string& text);
 /// Little-endian hex of u32 values, as the front end observes a buffer.
