@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #ifdef __GLIBC__
@@ -18,6 +19,7 @@
 
 #include "checker/cli/ci_job.hpp"
 #include "checker/engine/errors.hpp"
+#include "checker/engine/source_path.hpp"
 #include "checker/explore/explorer.hpp"
 #include "checker/report/progress.hpp"
 #include "checker/report/shard_summary.hpp"
@@ -58,6 +60,22 @@ struct RunArgs {
   bool require_exhaustive = false;  // a run a budget stopped fails (exit 1)
   std::string program = "heddle";   // argv[0], named in replay hints
 };
+
+// --source-root DIR: reports print source paths relative to DIR (and the
+// CI job's child processes inherit it through the environment).
+void add_source_root(CLI::App* sub) {
+  sub->add_option_function<std::string>(
+         "--source-root",
+         [](const std::string& dir) {
+           if (!std::filesystem::is_directory(dir))
+             throw UsageError(fmt::format("--source-root {}: no such directory", dir));
+           set_source_root(dir);
+           setenv("HEDDLE_SOURCE_ROOT", dir.c_str(), 1);
+         },
+         "print source paths relative to DIR (default: the working directory, or the build's "
+         "source directory)")
+      ->type_name("DIR");
+}
 
 // Adds every front end's options (--ptx FILE --kernel ...) to `run`.
 void add_front_end_options(CLI::App* run, RunArgs& args) {
@@ -466,9 +484,11 @@ int main(int argc, char** argv) {
                   "bounded: at most K preemptions, or auto (0, 1, 2, ... until a bug; default)");
   run->add_flag("--no-minimize{false}", config.minimize, "report the bug's schedule as found");
   run->add_flag("--keep-going", args.keep_going, "explore on after the first bug, counting bugs");
+  add_source_root(run);
   add_front_end_options(run, args);
   add_budgets(run);
   auto* replay = app.add_subcommand("replay", "replay a schedule file step by step");
+  add_source_root(replay);
   std::string replay_path;
   replay->add_option("file", replay_path, "schedule file written by 'heddle run'")->required();
   replay->add_option("--timeline", args.timeline, "draw the execution as an SVG swimlane timeline");

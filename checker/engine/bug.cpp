@@ -6,6 +6,8 @@
 #include <array>
 #include <utility>
 
+#include "checker/engine/source_path.hpp"
+
 namespace heddle {
 namespace {
 constexpr std::array<std::pair<Verdict, const char*>, 7> kNames{{
@@ -42,14 +44,9 @@ std::optional<Verdict> parse_verdict(const std::string& s) {
 }
 
 std::string where(const std::source_location& loc) {
-  std::string file = loc.file_name();
-  // Paths are printed from the first layer folder on (the leftmost one), so
-  // reports do not depend on where the tree was checked out or built.
-  std::size_t best = std::string::npos;
-  for (const char* root : {"/checker/", "/models/", "/kernels/", "/test/", "/bench/"})
-    best = std::min(best, ("/" + file).find(root));
-  if (best != std::string::npos) file = file.substr(best);
-  return fmt::format("{}:{}", file, loc.line());
+  // Relative to the user's source root (source_path), so reports do not
+  // depend on where the tree was checked out or built.
+  return fmt::format("{}:{}", source_path(loc.file_name()), loc.line());
 }
 
 std::string format_report(const BugReport& bug) {
