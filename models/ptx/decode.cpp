@@ -165,12 +165,20 @@ class Decoder {
     static const std::map<std::string, Special> specials = {
         {"%tid", Special::tid},       {"%ntid", Special::ntid},     {"%ctaid", Special::ctaid},
         {"%nctaid", Special::nctaid}, {"%laneid", Special::laneid}, {"%warpid", Special::warpid},
-        {"%nwarpid", Special::nwarpid}, {"%lanemask_lt", Special::lanemask_lt}};
+        {"%nwarpid", Special::nwarpid}, {"%lanemask_lt", Special::lanemask_lt},
+        {"%cluster_ctarank", Special::cluster_ctarank}, {"%cluster_nctarank", Special::cluster_nctarank},
+        {"%clusterid", Special::clusterid}, {"%nclusterid", Special::nclusterid},
+        {"%cluster_ctaid", Special::cluster_ctaid}, {"%cluster_nctaid", Special::cluster_nctaid},
+        {"%is_explicit_cluster", Special::is_explicit_cluster}};
     std::string root = n.substr(0, n.find('.'));
     if (auto it = specials.find(root); it != specials.end()) {
       a.kind = Arg::Kind::special;
       a.special = it->second;
-      if (n.size() > root.size()) a.component = n.back() - 'x';
+      if (n.size() > root.size()) {
+        if (n.size() != root.size() + 2 || n.back() < 'x' || n.back() > 'z')
+          fail(at, fmt::format("unknown special register {} (components are .x, .y, .z)", n));
+        a.component = n.back() - 'x';
+      }
       return a;
     }
     fail(at, fmt::format("unknown name {} (not a declared register, label, shared variable, "
@@ -286,6 +294,14 @@ Program decode(const Module& module, const std::string& kernel) {
     Program p;
     p.kernel = kernel;
     p.ptx_path = module.path;
+    if (f.cluster_dims.size() > 3 ||
+        std::any_of(f.cluster_dims.begin(), f.cluster_dims.end(), [](int d) { return d < 1; }))
+      throw UsageError(fmt::format("{}:{}: .reqnctapercluster of kernel {} takes 1 to 3 dimensions "
+                                   "of at least 1",
+                                   module.path, f.pos.line, kernel));
+    for (std::size_t d = 0; d < 3; ++d)
+      p.cluster_dims[d] = f.cluster_dims.empty() ? 0 : d < f.cluster_dims.size() ? f.cluster_dims[d] : 1;
+    p.explicit_cluster = f.explicit_cluster || !f.cluster_dims.empty();
     Decoder(module, f, p).run();
     return p;
   }

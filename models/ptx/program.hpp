@@ -2,6 +2,7 @@
 // resolved to instruction indices, opcodes decoded, each instruction with
 // its PTX line and its CUDA source line (from .loc/.file, nvcc -lineinfo).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <source_location>
@@ -20,7 +21,9 @@ enum class Op {
   fence_proxy_async, fence_tensormap_acquire, fence_tensormap_release, mbar_init, mbar_arrive, mbar_expect_tx,
   mbar_try_wait, mbar_test_wait, tma_load, tma_store, bulk_commit, bulk_wait, tensormap_replace,
   tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait,
-  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait
+  wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait,
+  // clusters and the non-tensor bulk copies (cluster.cpp, bulk_copy.cpp)
+  mapa, bar_cluster_arrive, bar_cluster_wait, fence_mbarrier_init, bulk_copy, bulk_reduce, prefetch
 };
 
 /// A scalar type: width in bytes, kind (PTX ISA 5.2).
@@ -36,7 +39,11 @@ struct Type {
 enum class Space { generic, global, shared, param, local, constant };
 
 /// Special registers (PTX ISA 10).
-enum class Special { tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, lanemask_lt };
+enum class Special {
+  tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, lanemask_lt,
+  cluster_ctarank, cluster_nctarank, clusterid, nclusterid, cluster_ctaid, cluster_nctaid,
+  is_explicit_cluster
+};
 
 /// A decoded operand.
 struct Arg {
@@ -67,6 +74,7 @@ struct Instr {
   std::vector<std::string> mods;  // the opcode's '.'-separated parts after the first
   Type type, type2;               // main type; cvt's source type
   Space space = Space::generic;   // ld/st/atom/cvta state space
+  bool cluster = false;           // the space was written .shared::cluster (DSMEM reachable)
   int vec = 1;                    // .v2/.v4
   int guard = -1;                 // predicate register, or -1
   bool guard_negated = false;
@@ -92,6 +100,8 @@ struct Program {
   std::vector<Symbol> symbols;
   std::vector<int> params;             // symbol index of each kernel parameter, in order
   std::uint32_t shared_bytes = 0;      // size of one CTA's shared window
+  std::array<int, 3> cluster_dims{0, 0, 0};  // .reqnctapercluster (0: not given)
+  bool explicit_cluster = false;       // .explicitcluster
   std::deque<std::string> texts;       // storage of the locations' strings
   std::deque<LocRecord> locs;          // storage of the locations (foreign_location.hpp)
 };
@@ -101,5 +111,9 @@ struct Program {
 Program decode(const Module& module, const std::string& kernel);
 /// Base of a CTA's shared window in generic addresses (cvta.shared adds it).
 inline constexpr std::uint64_t kSharedWindow = 0x7e0000000000ull;
+/// The shared::cluster window (PTX ISA 5.1.4): CTA rank r's shared memory
+/// at offset o is `o + (r + 1) * kRankStride` (mapa gives it); an address
+/// below kRankStride is the executing CTA's own (the shared::cta window).
+inline constexpr std::uint64_t kRankStride = 1ull << 24;
 
 }  // namespace heddle::ptx

@@ -68,6 +68,8 @@ struct Function {
   Pos pos;
   std::vector<ParamDecl> params;
   std::vector<Statement> body;
+  std::vector<int> cluster_dims;  // .reqnctapercluster X[, Y[, Z]] (empty: not given)
+  bool explicit_cluster = false;  // .explicitcluster
 };
 
 /// A parsed PTX module.

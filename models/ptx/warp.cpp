@@ -80,12 +80,13 @@ std::uint64_t Warp::special(const Arg& a, int lane) const {
   switch (a.special) {
     case Special::tid: return static_cast<std::uint64_t>(split(tid, L.block, a.component));
     case Special::ntid: return static_cast<std::uint64_t>(L.block[a.component]);
-    case Special::ctaid: return static_cast<std::uint64_t>(split(cta, L.grid, a.component));
+    case Special::ctaid: return static_cast<std::uint64_t>(ctaid_of(L, cta)[a.component]);
     case Special::nctaid: return static_cast<std::uint64_t>(L.grid[a.component]);
     case Special::laneid: return static_cast<std::uint64_t>(lane);
     case Special::warpid: return static_cast<std::uint64_t>(warp_);
     case Special::nwarpid: return static_cast<std::uint64_t>(L.warps());
     case Special::lanemask_lt: return (std::uint64_t{1} << lane) - 1;
+    default: return cluster_special(L, cta, a);  // cluster.cpp
   }
   return 0;
 }
