@@ -172,20 +172,6 @@ $DONE:
                      fence ? "fence.proxy.async.shared::cta;" : "");
 }
 
-std::string u32_hex(const std::vector<std::uint32_t>& values) {
-  std::string hex;
-  for (std::uint32_t v : values)
-    for (int b = 0; b < 4; ++b) hex += fmt::format("{:02x}", (v >> (8 * b)) & 0xff);
-  return hex;
-}
-
-std::string final_out(const PtxLaunch& l) {
-  Outcomes o = outcomes(build_ptx(l), ptx_values(l), RunConfig{});
-  REQUIRE(o.verdicts == std::set<std::string>{"ok"});
-  REQUIRE(o.final_states.size() == 1);
-  return *o.final_states.begin();
-}
-
 }  // namespace
 
 TEST_CASE("ptx: a divergent if/else reconverges before a shuffle", "[ptx]") {
