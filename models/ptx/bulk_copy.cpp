@@ -1,11 +1,13 @@
 // The non-tensor bulk copies (PTX ISA 9.7.9.25.4.1 cp.async.bulk): shared
-// <- global and shared::cluster <- shared::cta, completing with complete_tx
+// <- global (also .multicast::cluster) and shared::cluster <- shared::cta, completing with complete_tx
 // on an mbarrier in the destination CTA; global <- shared::cta in the
 // issuing warp's bulk async-groups. cp.reduce.async.bulk (9.7.9.25.4.2)
 // combines shared into global memory the same way. The copies are
 // models/gpu's bulk_load, bulk_store and bulk_reduce (async agents, async
 // proxy); an .L2::cache_hint operand changes nothing modelled.
 #include <fmt/format.h>
+
+#include <vector>
 
 #include "models/gpu/reduce.hpp"
 #include "models/ptx/warp.hpp"
@@ -41,9 +43,49 @@ gpu::Span span_at(Warp& w, const Instr& in, const Arg& a, int lane, Space space,
   return gpu::Span{r, first, bytes};
 }
 
+// The issue announces bytes in flight to a peer's mbarrier (as a multicast
+// TMA load does, models/gpu/multicast.cpp): a visible step writing each, so
+// that DPOR orders it against the peers' own arrivals there.
+void announce(const Instr& in, const std::vector<gpu::Mbarrier*>& bars) {
+  PendingOp p;
+  p.name = in.has("multicast::cluster") ? "cp.async.bulk.multicast::cluster" : "cp.async.bulk.shared::cluster";
+  p.loc = in.loc;
+  p.object = bars.front()->id();
+  p.has_object = true;
+  for (const gpu::Mbarrier* b : bars) p.footprint.push_back(all_phases(b->id()));
+  Execution::current().visible(std::move(p));
+}
+
+// .multicast::cluster (PTX ISA 9.7.9.25.4.1): the global source goes to the
+// same offset of each CTA in ctaMask, completing on its mbarrier at the same
+// offset; one copy per destination CTA.
+void multicast(Warp& w, const Instr& in, int lane, std::uint32_t n) {
+  gpu::Span src = span_at(w, in, in.args.at(1), lane, Space::global, n);
+  auto [dst_cta, dst_off] = shared_target(w, in, in.args.at(0), lane);
+  auto [bar_cta, bar_off] = shared_target(w, in, in.args.at(3), lane);
+  (void)dst_cta, (void)bar_cta;
+  const auto mask = static_cast<std::uint32_t>(w.value(in.args.at(4), lane, Type{Type::Kind::b, 2}));
+  const int size = w.state.launch().cluster_size(), base = w.thread.cta - w.thread.cta % size;
+  if (mask == 0 || (mask >> size) != 0)
+    throw ModelError(fmt::format("`{}`: ctaMask {:#x} must name ranks of the cluster of {} CTAs", in.opcode,
+                                 mask, size),
+                     in.loc);
+  std::vector<gpu::Mbarrier*> bars;
+  std::vector<gpu::Span> dsts;
+  for (int r = 0; r < size; ++r) {
+    if (!(mask >> r & 1u)) continue;
+    bars.push_back(&mbarrier_at(w, in, base + r, bar_off));
+    auto [region, first] = w.state.resolve(Space::shared, dst_off, n, base + r, in);
+    dsts.push_back(gpu::Span{region, first, n});
+  }
+  announce(in, bars);
+  for (std::size_t i = 0; i < bars.size(); ++i) gpu::bulk_load(dsts[i], src, *bars[i], in.loc);
+}
+
 // A copy into shared memory: complete_tx on the destination CTA's mbarrier.
 void load(Warp& w, const Instr& in, int lane) {
   const std::uint32_t n = copy_size(w, in, lane);
+  if (in.has("multicast::cluster")) return multicast(w, in, lane, n);
   const bool from_shared = in.mods.at(3) == "shared::cta";  // cp.async.bulk.shared::cluster.<src>
   gpu::Span dst = span_at(w, in, in.args.at(0), lane, Space::shared, n, true);
   gpu::Span src = span_at(w, in, in.args.at(1), lane, from_shared ? Space::shared : Space::global, n);
@@ -57,18 +99,7 @@ void load(Warp& w, const Instr& in, int lane) {
                                  bar_cta % w.state.launch().cluster_size()),
                      in.loc);
   gpu::Mbarrier& bar = mbarrier_at(w, in, bar_cta, bar_off);
-  if (bar_cta != w.thread.cta) {
-    // The issue announces bytes in flight to a peer's mbarrier (as a
-    // multicast load does, models/gpu/multicast.cpp): a visible step, so
-    // that DPOR orders it against the peer's own arrivals there.
-    PendingOp p;
-    p.name = "cp.async.bulk.shared::cluster";
-    p.loc = in.loc;
-    p.object = bar.id();
-    p.has_object = true;
-    p.footprint.push_back(all_phases(bar.id()));
-    Execution::current().visible(std::move(p));
-  }
+  if (bar_cta != w.thread.cta) announce(in, {&bar});
   gpu::bulk_load(dst, src, bar, in.loc);
 }
 

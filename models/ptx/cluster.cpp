@@ -2,7 +2,7 @@
 // (PTX ISA 10: %cluster_ctarank, %cluster_nctarank, %clusterid,
 // %nclusterid, %cluster_ctaid, %cluster_nctaid, %is_explicit_cluster),
 // mapa (PTX ISA 9.7.9.22: an address in the shared::cluster window of the
-// same variable in another CTA), barrier.cluster (9.7.13.3) on models/gpu's
+// same variable in another CTA), getctarank (9.7.9.23), barrier.cluster (9.7.13.3) on models/gpu's
 // ClusterBarrier, and fence.mbarrier_init (9.7.13.4).
 #include <fmt/format.h>
 
@@ -46,6 +46,27 @@ void mapa(Warp& w, const Instr& in, std::uint32_t exec) {
   }
 }
 
+// getctarank (PTX ISA 9.7.9.23): the rank of the CTA whose shared memory
+// address `a` (shared::cluster, or generic) is in.
+void getctarank(Warp& w, const Instr& in, std::uint32_t exec) {
+  const Type u64{Type::Kind::u, 8};
+  for (int l = 0; l < 32; ++l) {
+    if (!(exec >> l & 1)) continue;
+    std::uint64_t a = w.value(in.args.at(1), l, u64) + static_cast<std::uint64_t>(in.args[1].imm);
+    if (!in.cluster) {
+      if (a < kSharedWindow)
+        throw ModelError(fmt::format("`{}`: {:#x} is not a generic address of shared memory", in.opcode, a),
+                         in.loc);
+      a -= kSharedWindow;
+    }
+    const int size = w.state.launch().cluster_size();
+    const std::uint64_t rank = a < kRankStride ? static_cast<std::uint64_t>(w.thread.cta % size) : a / kRankStride - 1;
+    if (rank >= static_cast<std::uint64_t>(size))
+      throw ModelError(fmt::format("`{}`: {:#x} is not a shared address of the cluster", in.opcode, a), in.loc);
+    w.set(in.args.at(0), l, rank, Type{Type::Kind::u, 4});
+  }
+}
+
 // barrier.cluster counts threads; heddle counts warps (one heddle thread
 // each), so the whole warp must arrive and wait together, as .aligned says.
 void require_whole_warp(const Warp& w, const Instr& in, std::uint32_t exec) {
@@ -76,6 +97,7 @@ std::uint64_t cluster_special(const Launch& L, int cta, const Arg& a) {
 void run_cluster(Warp& w, const Instr& in, std::uint32_t exec) {
   switch (in.op) {
     case Op::mapa: return mapa(w, in, exec);
+    case Op::getctarank: return getctarank(w, in, exec);
     case Op::bar_cluster_arrive: {
       require_whole_warp(w, in, exec);
       // PTX ISA 9.7.13.3: .release by default, .relaxed orders nothing; a

@@ -188,6 +188,7 @@ bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
     case Op::bulk_copy:
     case Op::bulk_reduce: run_bulk_copy(w, in, exec); return true;
     case Op::mapa:
+    case Op::getctarank:
     case Op::bar_cluster_arrive:
     case Op::bar_cluster_wait:
     case Op::fence_mbarrier_init: run_cluster(w, in, exec); return true;

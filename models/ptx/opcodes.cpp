@@ -41,7 +41,7 @@ const std::map<std::string, Op>& simple_ops() {
       {"cvta", Op::cvta}, {"ld", Op::ld},     {"st", Op::st},     {"bra", Op::bra},
       {"ret", Op::exit},  {"exit", Op::exit}, {"elect", Op::elect}, {"shfl", Op::shfl},
       {"atom", Op::atom}, {"red", Op::red},   {"membar", Op::fence_noop}, {"fma", Op::mad},
-      {"mapa", Op::mapa}};
+      {"mapa", Op::mapa}, {"getctarank", Op::getctarank}};
   return ops;
 }
 
@@ -87,7 +87,7 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
     // the non-tensor copies (PTX ISA 9.7.9.25.4.1): one shape each (bulk_copy.cpp)
     if ((at(2, "global") && at(3, "shared::cta") && has(m, "bulk_group")) ||
         (at(2, "shared::cluster") && (at(3, "global") || at(3, "shared::cta")) &&
-         has(m, "mbarrier::complete_tx::bytes") && !has(m, "multicast::cluster")))
+         has(m, "mbarrier::complete_tx::bytes") && !(at(3, "shared::cta") && has(m, "multicast::cluster"))))
       return Op::bulk_copy;
     return std::nullopt;
   }
@@ -199,7 +199,8 @@ std::size_t operand_count(const Instr& in) {
     case Op::elect: return 2;
     case Op::mbar_arrive: return in.has("expect_tx") ? 3 : 2;
     case Op::prefetch: return in.has("tensor") ? 1 : 2;
-    case Op::bulk_copy: return in.has("bulk_group") ? 3 : 4;
+    case Op::bulk_copy: return in.has("bulk_group") ? 3 : in.has("multicast::cluster") ? 5 : 4;
+    case Op::getctarank: return 2;
     case Op::tma_load: return in.has("multicast::cluster") ? 4 : 3;  // ctaMask after the mbarrier
     case Op::bulk_reduce: return in.has("tensor") ? 2 : 3;
     case Op::mbar_try_wait: case Op::mbar_test_wait: return 3;  // waitComplete, [addr], parity or state

@@ -23,7 +23,7 @@ enum class Op {
   tensormap_cp_fenceproxy, elect, shfl, atom, red, cp_async, cp_async_commit, cp_async_wait,
   wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait,
   // clusters and the non-tensor bulk copies (cluster.cpp, bulk_copy.cpp)
-  mapa, bar_cluster_arrive, bar_cluster_wait, fence_mbarrier_init, bulk_copy, bulk_reduce, prefetch
+  mapa, getctarank, bar_cluster_arrive, bar_cluster_wait, fence_mbarrier_init, bulk_copy, bulk_reduce, prefetch
 };
 
 /// A scalar type: width in bytes, kind (PTX ISA 5.2).

@@ -335,3 +335,51 @@ TEST_CASE("ptx: tensormap.replace of global_dim and global_stride reshapes later
   REQUIRE(r.verdict == Verdict::model_error);
   CHECK_THAT(r.bug->title, Catch::Contains("global_stride 32 of dimension 1 is not the dense 16 bytes"));
 }
+
+namespace {
+
+// Rank 0 fills in[0..15]; both CTAs arm their mbarrier for 32 bytes after a
+// fenced cluster barrier; rank 0 multicasts in[0..7] to both CTAs' sbuf
+// (non-tensor cp.async.bulk .multicast::cluster, ctaMask 0b11); each CTA
+// waits and stores its sbuf at out[8 * rank].
+std::string bulk_multicast() {
+  return ptx_entry("bmc", fmt::format(R"(
+  .shared .align 128 .b8 sbuf[32];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r13, %cluster_ctarank;
+  setp.ne.u32 %p3, %r13, 0;
+  @%p3 bra $SKIPFILL;
+{}
+  fence.proxy.async.global;
+$SKIPFILL:
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  fence.mbarrier_init.release.cluster;
+  barrier.cluster.arrive.relaxed.aligned;
+  barrier.cluster.wait.aligned;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd5, [bar], 32;
+  @%p3 bra $WAIT;
+  mov.u16 %rs1, 3;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [sbuf], [%rd2], 32, [bar], %rs1;
+$WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra $WAIT;
+  mul.wide.u32 %rd7, %r13, 32;
+  add.s64 %rd7, %rd1, %rd7;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd7], [sbuf], 32;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;)",
+                                      kFill),
+                   {"out", "in"});
+}
+
+}  // namespace
+
+TEST_CASE("ptx: a non-tensor multicast bulk load reaches every CTA of the mask", "[ptx][bulk][cluster]") {
+  PtxLaunch l{write_ptx(bulk_multicast()), "bmc", 1, "out=buffer:64 in=buffer:64", 2};
+  l.cluster = "2";
+  const std::vector<std::uint32_t> all = filled();
+  std::vector<std::uint32_t> half(all.begin(), all.begin() + 8), both = half;
+  both.insert(both.end(), half.begin(), half.end());
+  CHECK(final_out(l) == "in=" + u32_hex(filled()) + "\nout=" + u32_hex(both) + "\n");
+}

@@ -23,8 +23,13 @@ std::string module(const std::string& name, const std::string& body, const std::
 // of the CTA's linear %ctaid (two words per CTA).
 std::string pack(const std::vector<std::string>& regs, int slot) {
   std::string s = "  mov.u32 %r3, 0;\n";
-  for (std::size_t i = 0; i < regs.size(); ++i)
-    s += fmt::format("  mov.u32 %r2, {};\n  shl.b32 %r2, %r2, {};\n  or.b32 %r3, %r3, %r2;\n", regs[i], 4 * i);
+  for (std::size_t i = 0; i < regs.size(); ++i) {
+    if (regs[i] == "%is_explicit_cluster")  // a .pred register (PTX ISA 10)
+      s += "  mov.pred %p3, %is_explicit_cluster;\n  selp.u32 %r2, 1, 0, %p3;\n";
+    else
+      s += fmt::format("  mov.u32 %r2, {};\n", regs[i]);
+    s += fmt::format("  shl.b32 %r2, %r2, {};\n  or.b32 %r3, %r3, %r2;\n", 4 * i);
+  }
   return s + fmt::format(R"(  mov.u32 %r4, %ctaid.y;
   mov.u32 %r5, %nctaid.x;
   mov.u32 %r6, %ctaid.x;
@@ -285,4 +290,22 @@ TEST_CASE("ptx: --cluster on the command line; a bad shape exits 2", "[ptx][clus
   r = cli(fmt::format("run --ptx {} --kernel dsmem --grid 3 --block 1 --cluster 2 --arg out=buffer:8", path));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("--cluster 2x1x1: each dimension must divide the grid's (3x1x1)"));
+}
+
+TEST_CASE("ptx: getctarank of a peer's mapa address and of an own generic address", "[ptx][cluster]") {
+  std::string text = module("rank", R"(
+  .shared .align 4 .b8 buf[16];
+  mov.u32 %r1, %cluster_ctarank;
+  xor.b32 %r3, %r1, 1;
+  mov.u32 %r4, buf;
+  mapa.shared::cluster.u32 %r5, %r4, %r3;
+  getctarank.shared::cluster.u32 %r6, %r5;
+  mov.u64 %rd4, buf;
+  cvta.shared.u64 %rd4, %rd4;
+  getctarank.u64 %r7, %rd4;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r6, %r7};
+  ret;)");
+  CHECK(final_out(pair_launch(text, "rank", "out=buffer:16")) == "out=" + u32_hex({1, 0, 0, 1}) + "\n");
 }
