@@ -194,13 +194,13 @@ std::size_t operand_count(const Instr& in) {
     case Op::cp_async_wait: return in.has("wait_all") ? 0 : 1;
     case Op::mov: case Op::abs: case Op::neg: case Op::not_: case Op::cvt: case Op::cvta:
     case Op::ld: case Op::st: case Op::mbar_init: case Op::mbar_expect_tx: case Op::red:
-    case Op::tensormap_replace: return in.has("global_address") ? 2 : 3;  // [map], (ord,) value
     case Op::tma_store: case Op::tensormap_cp_fenceproxy:
     case Op::elect: return 2;
     case Op::mbar_arrive: return in.has("expect_tx") ? 3 : 2;
     case Op::prefetch: return in.has("tensor") ? 1 : 2;
     case Op::bulk_copy: return in.has("bulk_group") ? 3 : in.has("multicast::cluster") ? 5 : 4;
     case Op::getctarank: return 2;
+    case Op::tensormap_replace: return in.has("global_address") ? 2 : 3;  // [map], (ord,) value
     case Op::tma_load: return in.has("multicast::cluster") ? 4 : 3;  // ctaMask after the mbarrier
     case Op::bulk_reduce: return in.has("tensor") ? 2 : 3;
     case Op::mbar_try_wait: case Op::mbar_test_wait: return 3;  // waitComplete, [addr], parity or state
