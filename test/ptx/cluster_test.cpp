@@ -54,10 +54,8 @@ std::string specials_kernel() {
 TEST_CASE("ptx: the cluster special registers of a 4x2 grid in 2x2 clusters", "[ptx][cluster]") {
   PtxLaunch l{write_ptx(specials_kernel()), "ids", 1, "out=buffer:64"};
   l.cluster = "2,2";
-  auto values = ptx_values(l);
-  values["grid"] = "4,2";
-  build_ptx(l);
-  Outcomes o = outcomes("ptx/ids", values, RunConfig{});
+  l.grid = "4,2";
+  Outcomes o = outcomes(build_ptx(l), ptx_values(l), RunConfig{});
   REQUIRE(o.verdicts == std::set<std::string>{"ok"});
   std::vector<std::uint32_t> want;
   for (std::uint32_t y = 0; y < 2; ++y)
@@ -202,42 +200,36 @@ TEST_CASE("ptx: a peer CTA arrives on an mbarrier; fence.mbarrier_init orders it
 
 namespace {
 
-// 64 threads arrive on one mbarrier; warp 1 writes data[lane] (before its
-// arrive, or after it when `late`), warp 0 waits with the token its arrive
-// returned (no .parity) and copies data[0..3] to out.
+// Lane 0 of each of two warps arrives on one mbarrier; warp 1 writes data
+// (before its arrive, or after it when `late`), warp 0 waits with the token
+// its arrive returned (no .parity) and copies data to out.
 std::string token_wait(bool late) {
-  const char* write = "st.shared.u32 [%r4], %r5;";
+  const char* write = "st.shared.v4.u32 [data], {1, 2, 3, 4};";
   return module("token", fmt::format(R"(
   .shared .align 8 .b64 bar;
-  .shared .align 4 .b8 data[128];
+  .shared .align 16 .b8 data[16];
   mov.u32 %r1, %tid.x;
   setp.ne.u32 %p1, %r1, 0;
   @%p1 bra $SYNC;
-  mbarrier.init.shared::cta.b64 [bar], 64;
+  mbarrier.init.shared::cta.b64 [bar], 2;
 $SYNC:
   bar.sync 0;
   and.b32 %r2, %r1, 31;
-  shl.b32 %r3, %r2, 2;
-  mov.u32 %r4, data;
-  add.u32 %r4, %r4, %r3;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra $END;
   setp.lt.u32 %p2, %r1, 32;
   @%p2 bra $CONSUMER;
-  add.u32 %r5, %r2, 1;
   {}
   mbarrier.arrive.shared::cta.b64 %rd2, [bar];
   {}
-  ret;
+  bra.uni $END;
 $CONSUMER:
   mbarrier.arrive.shared::cta.b64 %rd2, [bar];
 $WAIT:
   mbarrier.try_wait.shared::cta.b64 %p3, [bar], %rd2;
   @!%p3 bra $WAIT;
-  ld.shared.u32 %r6, [%r4];
-  setp.lt.u32 %p3, %r1, 4;
-  @!%p3 bra $END;
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd3, %rd1, %rd3;
-  st.global.u32 [%rd3], %r6;
+  ld.shared.v4.u32 {{%r6, %r7, %r8, %r9}}, [data];
+  st.global.v4.u32 [%rd1], {{%r6, %r7, %r8, %r9}};
 $END:
   ret;)",
                                      late ? "" : write, late ? write : ""));

@@ -16,7 +16,8 @@ struct PtxLaunch {
   int threads = 32;
   std::string args;  // space-separated NAME=SPEC
   int ctas = 1;
-  std::string cluster;  // --cluster X[,Y,Z] ("": none)
+  std::string cluster = "";  // --cluster X[,Y,Z] ("": none)
+  std::string grid = "";     // --grid X[,Y,Z] when not 1-d ("": `ctas`)
 };
 
 /// The front end's parameter values for `l` (what `heddle run --ptx` passes).
