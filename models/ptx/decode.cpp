@@ -300,12 +300,20 @@ class Decoder {
         {"%lanemask_ge", Special::lanemask_ge}, {"%lanemask_gt", Special::lanemask_gt},
         {"%clock", Special::clock}, {"%clock64", Special::clock64},
         {"%globaltimer", Special::globaltimer}, {"%smid", Special::smid}, {"%nsmid", Special::nsmid},
-        {"%gridid", Special::gridid}, {"%dynamic_smem_size", Special::dynamic_smem_size}};
+        {"%gridid", Special::gridid}, {"%dynamic_smem_size", Special::dynamic_smem_size},
+        {"%cluster_ctarank", Special::cluster_ctarank}, {"%cluster_nctarank", Special::cluster_nctarank},
+        {"%clusterid", Special::clusterid}, {"%nclusterid", Special::nclusterid},
+        {"%cluster_ctaid", Special::cluster_ctaid}, {"%cluster_nctaid", Special::cluster_nctaid},
+        {"%is_explicit_cluster", Special::is_explicit_cluster}};
     std::string root = n.substr(0, n.find('.'));
     if (auto it = specials.find(root); it != specials.end()) {
       a.kind = Arg::Kind::special;
       a.special = it->second;
-      if (n.size() > root.size()) a.component = n.back() - 'x';
+      if (n.size() > root.size()) {
+        if (n.size() != root.size() + 2 || n.back() < 'x' || n.back() > 'z')
+          fail(at, fmt::format("unknown special register {} (components are .x, .y, .z)", n));
+        a.component = n.back() - 'x';
+      }
       return a;
     }
     fail(at, fmt::format("unknown name {} (not a declared register, label, shared variable, "
@@ -422,6 +430,14 @@ Program decode(const Module& module, const std::string& kernel, std::uint32_t dy
     Program p;
     p.kernel = kernel;
     p.ptx_path = module.path;
+    if (f.cluster_dims.size() > 3 ||
+        std::any_of(f.cluster_dims.begin(), f.cluster_dims.end(), [](int d) { return d < 1; }))
+      throw UsageError(fmt::format("{}:{}: .reqnctapercluster of kernel {} takes 1 to 3 dimensions "
+                                   "of at least 1",
+                                   module.path, f.pos.line, kernel));
+    for (std::size_t d = 0; d < 3; ++d)
+      p.cluster_dims[d] = f.cluster_dims.empty() ? 0 : d < f.cluster_dims.size() ? f.cluster_dims[d] : 1;
+    p.explicit_cluster = f.explicit_cluster || !f.cluster_dims.empty();
     p.funcs.push_back(Func{kernel, Func::Builtin::none, 0, 0, {}, {}, 0, 0});
     Decoder(module, f, p, dynamic_shared, 0, refusals).run();
     for (std::size_t i = 1; i < p.funcs.size(); ++i) {  // the functions it calls, as met

@@ -1,5 +1,5 @@
 // The PTX front end's registration: `heddle run --ptx FILE --kernel NAME
-// --grid X[,Y,Z] --block X[,Y,Z] --arg NAME=SPEC ...` builds kernel
+// --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] --arg NAME=SPEC ...` builds kernel
 // "ptx/NAME", whose parameters are these values (so schedules replay).
 #include <fmt/format.h>
 
@@ -25,6 +25,9 @@ Kernel build(const std::map<std::string, std::string>& values) {
   launch->program = std::make_shared<Program>(decode(module, entry, parse_smem(get("smem", "0"))));
   launch->grid = parse_dims(get("grid", "1"), "--grid");
   launch->block = parse_dims(get("block", "32"), "--block");
+  std::string cluster = get("cluster", "");
+  apply_cluster(*launch, cluster.empty() ? std::nullopt
+                                         : std::optional(parse_dims(cluster, "--cluster")));
   std::istringstream args(get("args", ""));
   for (std::string a; args >> a;) launch->args.push_back(parse_arg(a));
   check_args(*launch->program, launch->args);
@@ -33,11 +36,12 @@ Kernel build(const std::map<std::string, std::string>& values) {
   Kernel k;
   k.name = "ptx/" + entry;
   k.description = fmt::format("PTX kernel {} from {}", entry, file);
-  for (const char* p : {"file", "kernel", "grid", "block", "args", "smem"})
+  for (const char* p : {"file", "kernel", "grid", "block", "cluster", "args", "smem"})
     k.params.push_back(ParamSpec{p, ParamSpec::Type::text, get(p, ""), {}, 0, 0, false, ""});
   k.setup = [launch](const Params&) {
     gpu::LaunchConfig cfg;
     cfg.ctas = launch->ctas();
+    cfg.cluster = launch->cluster_size();
     cfg.threads.clear();
     for (int w = 0; w < launch->warps(); ++w) cfg.threads.push_back({fmt::format("warp{}", w), w});
     gpu::grid(cfg);
@@ -55,6 +59,8 @@ const Registration registered = front_end(FrontEnd{
      {"--grid", "grid", "with --ptx: CTAs X[,Y,Z] (default 1)"},
      {"--block", "block", "with --ptx: threads per CTA X[,Y,Z] (default 32)"},
      {"--smem", "smem", "with --ptx: bytes of dynamic shared memory (extern .shared) per CTA"},
+     {"--cluster", "cluster", "with --ptx: CTAs per cluster X[,Y,Z] (default: the kernel's "
+                              ".reqnctapercluster, else 1)"},
      {"--arg", "args", "with --ptx: kernel argument NAME=buffer:BYTES | NAME=tensormap:BUF,shape=WxH,"
                        "box=WxH[,elem=E] | NAME=u32:V (one per parameter, in order; repeatable)", true}},
     build});

@@ -89,11 +89,14 @@ struct block : pg::seq<block_open, ws, pg::star<pg::not_at<block_close>, pg::mus
 struct param : pg::seq<TAO_PEGTL_STRING(".param"), ws, pg::star<var_attr, ws>, name, pg::opt<array>> {};
 struct params : pg::seq<pg::one<'('>, ws, pg::opt<pg::list<param, pg::seq<ws, pg::one<','>, ws>>>, ws,
                         pg::one<')'>> {};
+// The cluster directives (PTX ISA 11.5): kept, they shape the launch.
+struct reqnctapercluster
+    : pg::seq<TAO_PEGTL_STRING(".reqnctapercluster"), ws, pg::list<dec_int, pg::seq<ws, pg::one<','>, ws>>> {};
+struct explicitcluster : TAO_PEGTL_STRING(".explicitcluster") {};
 struct perf_directive
     : pg::seq<pg::sor<TAO_PEGTL_STRING(".maxntid"), TAO_PEGTL_STRING(".reqntid"),
                       TAO_PEGTL_STRING(".minnctapersm"), TAO_PEGTL_STRING(".maxnreg"),
-                      TAO_PEGTL_STRING(".maxclusterrank"), TAO_PEGTL_STRING(".reqnctapercluster"),
-                      TAO_PEGTL_STRING(".explicitcluster"), TAO_PEGTL_STRING(".noreturn"),
+                      TAO_PEGTL_STRING(".maxclusterrank"), TAO_PEGTL_STRING(".noreturn"),
                       TAO_PEGTL_STRING(".pragma")>,
               pg::until<pg::at<pg::sor<pg::eol, pg::one<'{', ';'>>>>> {};
 struct entry_kind : pg::sor<TAO_PEGTL_STRING(".entry"), TAO_PEGTL_STRING(".func")> {};
@@ -103,7 +106,8 @@ struct function
                                TAO_PEGTL_STRING(".extern")>,
                        ws>,
               entry_kind, ws, pg::opt<params, ws>, function_name, ws, pg::opt<params>, ws,
-              pg::star<perf_directive, ws>, pg::sor<block, pg::one<';'>>> {};
+              pg::star<pg::sor<reqnctapercluster, explicitcluster, perf_directive>, ws>,
+              pg::sor<block, pg::one<';'>>> {};
 struct file_directive : pg::seq<TAO_PEGTL_STRING(".file"), hs, dec_int, hs, string_lit,
                                 pg::until<pg::at<pg::eolf>>> {};
 struct target : pg::seq<TAO_PEGTL_STRING(".target"), hs, pg::until<pg::at<pg::eolf>>> {};
@@ -124,6 +128,7 @@ using selector = pg::parse_tree::selector<
                                             loc, loc_triple, block_open, block_close, param,
                                             function_name, entry_kind, function, file_directive,
                                             initializer, extern_kw,
-                                            string_lit, target, dec_int, hex_int, operands>>;
+                                            string_lit, target, dec_int, hex_int, operands,
+                                            reqnctapercluster, explicitcluster>>;
 
 }  // namespace heddle::ptx::grammar

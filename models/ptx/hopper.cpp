@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <set>
+#include <tuple>
 
 #include "models/ptx/warp.hpp"
 
@@ -26,152 +27,127 @@ void each_lane(std::uint32_t exec, F&& f) {
 
 int first_lane(std::uint32_t exec) { return std::countr_zero(exec); }
 
-// A shared-memory address operand as an offset in the CTA's shared window.
-std::uint32_t shared_address(const Warp& w, const Instr& in, const Arg& a, int lane) {
-  std::uint64_t v = w.address(a, lane);
-  if (in.space == Space::shared) {
-    if (v >= w.state.program().shared_bytes)
-      throw ModelError(fmt::format("`{}`: shared address {:#x} is past the CTA's {} bytes of shared memory",
-                                   in.opcode, v, w.state.program().shared_bytes), in.loc);
-    return static_cast<std::uint32_t>(v);
-  }
-  if (v < kSharedWindow || v >= kSharedWindow + w.state.program().shared_bytes)
-    throw ModelError(fmt::format("`{}`: address {:#x} is not in shared memory", in.opcode, v), in.loc);
-  return static_cast<std::uint32_t>(v - kSharedWindow);
-}
-
 // The mbarrier object's 8 bytes of shared memory: mbarrier.init writes them
 // (a generic-proxy store, PTX ISA 9.7.13.15, mbarrier.init), every later operation on the
 // barrier reads them, so a use that nothing orders after the init races
 // with it (bar.sync or another barrier must come between, as CUDA does).
-void touch_object(Warp& w, const Instr& in, std::uint32_t addr, bool init) {
-  auto [region, off] = w.state.resolve(Space::shared, addr, 8, w.thread.cta, in);
+void touch_object(Warp& w, const Instr& in, int cta, std::uint32_t addr, bool init) {
+  auto [region, off] = w.state.resolve(Space::shared, addr, 8, cta, in);
   region->access(off, 8, init, Proxy::generic, init ? "mbarrier.init" : "mbarrier.use", in.loc);
 }
 
-// The mbarrier at shared address `addr`, once its init is done.
-gpu::Mbarrier& mbarrier_at(Warp& w, const Instr& in, std::uint32_t addr) {
-  gpu::Mbarrier* b = w.state.mbarrier(w.thread.cta, addr);
+}  // namespace
+
+std::pair<int, std::uint32_t> shared_target(const Warp& w, const Instr& in, const Arg& a, int lane) {
+  std::uint64_t v = w.address(a, lane);
+  if (in.space != Space::shared) {
+    if (v < kSharedWindow || v - kSharedWindow >= kRankStride * (w.state.launch().cluster_size() + 1))
+      throw ModelError(fmt::format("`{}`: address {:#x} is not in shared memory", in.opcode, v), in.loc);
+    v -= kSharedWindow;
+  }
+  return w.state.shared_target(v, w.thread.cta, in);
+}
+
+gpu::Mbarrier& mbarrier_at(Warp& w, const Instr& in, int cta, std::uint32_t addr) {
+  gpu::Mbarrier* b = w.state.mbarrier(cta, addr);
   if (b == nullptr)
     throw ModelError(fmt::format("`{}` uses the mbarrier at {} before mbarrier.init (or before "
                                  "the barrier that orders the init)",
-                                 in.opcode, w.state.shared_name(w.thread.cta, addr)),
+                                 in.opcode, w.state.shared_name(cta, addr)),
                      in.loc);
-  touch_object(w, in, addr, false);
+  touch_object(w, in, cta, addr, false);
   return *b;
 }
 
-// An mbarrier's shared address: the object is 8 bytes, 8-byte aligned (PTX ISA 9.7.13.15.1).
-std::uint32_t mbarrier_address(const Warp& w, const Instr& in, const Arg& a, int lane) {
-  std::uint32_t addr = shared_address(w, in, a, lane);
+// An mbarrier's CTA and shared address: the object is 8 bytes, 8-byte
+// aligned (PTX ISA 9.7.13.15.1).
+std::pair<int, std::uint32_t> mbarrier_address(const Warp& w, const Instr& in, const Arg& a,
+                                               int lane) {
+  auto [cta, addr] = shared_target(w, in, a, lane);
   if (addr % 8 != 0)
     throw ModelError(fmt::format("`{}`: the mbarrier at shared address {:#x} is not 8-byte aligned",
                                  in.opcode, addr), in.loc);
-  return addr;
+  return {cta, addr};
 }
 
 gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane) {
-  return mbarrier_at(w, in, mbarrier_address(w, in, a, lane));
+  auto [cta, addr] = mbarrier_address(w, in, a, lane);
+  return mbarrier_at(w, in, cta, addr);
 }
 
-// The 128-byte tensormap at address operand `a` (global, or shared for .shared::cta).
 gpu::TensorMap tensormap(Warp& w, const Instr& in, const Arg& a, int lane, Space space) {
   auto [r, off] = w.memory(in, a, lane, space, 128);
   return gpu::TensorMap(Buffer<std::uint8_t>(*r), off, 128);
 }
 
-// Box coordinates of a TMA op: PTX element coordinates divided by the box
-// shape the front end keeps at byte 64 of its tensormaps (launch.cpp).
-std::pair<std::uint32_t, std::uint32_t> box_of(Warp& w, const Instr& in, const Arg& a, int lane,
-                                               const gpu::TensorMap& map, std::uint32_t& bytes) {
-  gpu::TmaDesc d;
-  std::uint32_t box[2];
-  std::memcpy(&d, map.region().bytes() + map.first(), sizeof d);
-  std::memcpy(box, map.region().bytes() + map.first() + 64, sizeof box);
-  bytes = d.box_bytes;
-  if (!in.has("1d") && !in.has("2d"))
-    throw ModelError(fmt::format("`{}`: only 1d and 2d tensors are modelled", in.opcode), in.loc);
-  std::uint32_t c[2] = {0, 0};
-  for (std::size_t k = 0; k < a.elems.size() && k < 2; ++k)
-    c[k] = static_cast<std::uint32_t>(w.value(a.elems[k], lane, kU32));
-  if (box[0] == 0 || box[1] == 0 || c[0] % box[0] != 0 || c[1] % box[1] != 0)
-    throw ModelError(fmt::format("`{}`: coordinates ({}, {}) are not at a box corner of tensormap {} "
-                                 "(box {}x{}); the model moves whole boxes",
-                                 in.opcode, c[0], c[1], map.region().name(), box[0], box[1]),
+namespace {
+
+// The parity a wait tests: the .parity operand, or for the token form the
+// phase that mbarrier.arrive returned (PTX ISA 9.7.13.15.16: try_wait with
+// `state` tests whether that phase has completed; a token is valid for the
+// current or the immediately preceding phase, so its parity decides).
+std::uint32_t wait_parity(Warp& w, const Instr& in, int lane) {
+  return static_cast<std::uint32_t>(w.value(in.args.at(2), lane, kU64)) & 1u;
+}
+
+void mbarrier_arrive(Warp& w, const Instr& in, int l) {
+  auto [cta, addr] = mbarrier_address(w, in, in.args.at(1), l);
+  gpu::Mbarrier& b = mbarrier_at(w, in, cta, addr);
+  const std::uint64_t state = b.phase();  // PTX ISA 9.7.13.15.13: the phase before the arrive
+  if (in.has("expect_tx")) {
+    b.arrive_expect_tx(static_cast<std::uint32_t>(w.value(in.args.at(2), l, kU32)), in.loc);
+  } else {
+    auto n = in.args.size() > 2 ? w.value(in.args[2], l, kU32) : 1;
+    // 9.7.13.15.13: the count must be 1 to 2^20 - 1, and the arrivals may not
+    // exceed what the phase still needs (the pending count would underflow).
+    if (n < 1 || n > kMaxArrivals || static_cast<std::int64_t>(n) > b.pending())
+      throw ModelError(fmt::format("`{}` arrives {} times on {}, whose phase needs {} more arrivals",
+                                   in.opcode, n, b.name(), b.pending()), in.loc);
+    for (std::uint64_t k = 0; k < n; ++k) b.arrive(in.loc);
+  }
+  if (cta != w.thread.cta && in.args.at(0).kind != Arg::Kind::sink)  // PTX ISA 9.7.13.15.13
+    throw ModelError(fmt::format("`{}` on a peer CTA's mbarrier returns no state: write `_` as "
+                                 "its destination",
+                                 in.opcode),
                      in.loc);
-  return {c[0] / box[0], c[1] / box[1]};
-}
-
-gpu::Span shared_span(Warp& w, const Instr& in, const Arg& a, int lane, std::uint32_t bytes) {
-  Instr shared = in;
-  shared.space = Space::shared;
-  auto [r, off] = w.memory(shared, a, lane, Space::shared, bytes);
-  return gpu::Span{r, off, bytes};
-}
-
-void tma(Warp& w, const Instr& in, std::uint32_t exec) {  // one copy per lane
-  each_lane(exec, [&](int l) {
-    const bool load = in.op == Op::tma_load;
-    const Arg& map_arg = in.args.at(load ? 1 : 0);
-    gpu::TensorMap map = tensormap(w, in, map_arg, l, Space::generic);
-    std::uint32_t bytes = 0;
-    auto [c0, c1] = box_of(w, in, map_arg, l, map, bytes);
-    gpu::Span smem = shared_span(w, in, in.args.at(load ? 0 : 1), l, bytes);
-    if (load)
-      gpu::tensor_load(smem, map, c0, c1, mbarrier(w, in, in.args.at(2), l), in.loc);
-    else
-      gpu::tensor_store(map, c0, c1, smem, in.loc);
-  });
+  w.set(in.args.at(0), l, state, kU64);
 }
 
 void mbarrier_op(Warp& w, const Instr& in, std::uint32_t exec) {
-  auto parity = [&](int l) {
-    if (!in.has("parity"))
-      throw ModelError(fmt::format("`{}`: only the .parity forms of mbarrier waits are modelled", in.opcode), in.loc);
-    return static_cast<std::uint32_t>(w.value(in.args.at(2), l, kU32)) & 1u;
-  };
   if (in.op == Op::mbar_try_wait) {  // once per distinct (barrier, parity): lanes test in lockstep
-    std::set<std::pair<std::uint32_t, std::uint32_t>> waits;  // (barrier address, parity)
-    each_lane(exec, [&](int l) { waits.insert({mbarrier_address(w, in, in.args.at(1), l), parity(l)}); });
-    for (auto [addr, p] : waits)  // try_wait spins: it returns once it succeeds
-      mbarrier_at(w, in, addr).wait_parity(p, in.loc);
+    std::set<std::tuple<int, std::uint32_t, std::uint32_t>> waits;  // (CTA, address, parity)
+    each_lane(exec, [&](int l) {
+      auto [cta, addr] = mbarrier_address(w, in, in.args.at(1), l);
+      waits.insert({cta, addr, wait_parity(w, in, l)});
+    });
+    for (auto [cta, addr, p] : waits)  // try_wait spins: it returns once it succeeds
+      mbarrier_at(w, in, cta, addr).wait_parity(p, in.loc);
     each_lane(exec, [&](int l) { w.set(in.args.at(0), l, 1, kPred); });
     return;
   }
   each_lane(exec, [&](int l) {  // one operation per lane
     if (in.op == Op::mbar_init) {
-      std::uint32_t addr = mbarrier_address(w, in, in.args.at(0), l);
-      gpu::Mbarrier*& b = w.state.mbarrier(w.thread.cta, addr);
+      auto [cta, addr] = mbarrier_address(w, in, in.args.at(0), l);
+      gpu::Mbarrier*& b = w.state.mbarrier(cta, addr);
       if (b != nullptr)
         throw ModelError(fmt::format("mbarrier.init of {}, which is initialised already",
-                                     w.state.shared_name(w.thread.cta, addr)), in.loc);
+                                     w.state.shared_name(cta, addr)), in.loc);
       auto count = static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32));
       if (count < 1 || count > kMaxArrivals)  // PTX ISA 9.7.13.15.9: count in [1, 2^20 - 1]
         throw ModelError(fmt::format("mbarrier.init of {} with count {}: the count must be 1 to {}",
-                                     w.state.shared_name(w.thread.cta, addr),
+                                     w.state.shared_name(cta, addr),
                                      static_cast<std::int32_t>(count), kMaxArrivals), in.loc);
-      b = &make<gpu::Mbarrier>(w.state.shared_name(w.thread.cta, addr), count);
-      touch_object(w, in, addr, true);
+      b = &make<gpu::Mbarrier>(w.state.shared_name(cta, addr), count);
+      touch_object(w, in, cta, addr, true);
       return;
     }
     if (in.op == Op::mbar_expect_tx) {
       mbarrier(w, in, in.args.at(0), l).expect_tx(static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32)), in.loc);
       return;
     }
+    if (in.op == Op::mbar_arrive) return mbarrier_arrive(w, in, l);
     gpu::Mbarrier& b = mbarrier(w, in, in.args.at(1), l);
-    if (in.op == Op::mbar_test_wait) return w.set(in.args.at(0), l, b.try_wait_parity(parity(l), in.loc), kPred);
-    if (in.has("expect_tx")) {
-      b.arrive_expect_tx(static_cast<std::uint32_t>(w.value(in.args.at(2), l, kU32)), in.loc);
-    } else {
-      auto n = in.args.size() > 2 ? w.value(in.args[2], l, kU32) : 1;
-      // 9.7.13.15.13: the count must be 1 to 2^20 - 1, and the arrivals may not
-      // exceed what the phase still needs (the pending count would underflow).
-      if (n < 1 || n > kMaxArrivals || static_cast<std::int64_t>(n) > b.pending())
-        throw ModelError(fmt::format("`{}` arrives {} times on {}, whose phase needs {} more arrivals",
-                                     in.opcode, n, b.name(), b.pending()), in.loc);
-      for (std::uint64_t k = 0; k < n; ++k) b.arrive(in.loc);
-    }
-    w.set(in.args.at(0), l, b.phase(), kU64);  // the opaque state: the phase arrived in
+    w.set(in.args.at(0), l, b.try_wait_parity(wait_parity(w, in, l), in.loc), kPred);
   });
 }
 
@@ -220,7 +196,7 @@ bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
       gpu::fence_proxy_tensormap_acquire(tensormap(w, in, in.args.at(0), l, Space::generic), in.loc);
       return true;
     case Op::fence_tensormap_release:
-      gpu::fence_proxy_tensormap_release(tensormap(w, in, in.args.at(0), l, Space::generic), in.loc);
+      gpu::fence_proxy_tensormap_release(gpu::TensorMap{}, in.loc);  // PTX ISA 9.7.13.4: no operand
       return true;
     case Op::mbar_init:
     case Op::mbar_arrive:
@@ -228,7 +204,15 @@ bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
     case Op::mbar_try_wait:
     case Op::mbar_test_wait: mbarrier_op(w, in, exec); return true;
     case Op::tma_load:
-    case Op::tma_store: tma(w, in, exec); return true;
+    case Op::tma_store:
+    case Op::prefetch: run_tma(w, in, exec); return true;
+    case Op::bulk_copy:
+    case Op::bulk_reduce: run_bulk_copy(w, in, exec); return true;
+    case Op::mapa:
+    case Op::getctarank:
+    case Op::bar_cluster_arrive:
+    case Op::bar_cluster_wait:
+    case Op::fence_mbarrier_init: run_cluster(w, in, exec); return true;
     case Op::bulk_commit: gpu::bulk_commit_group(); return true;  // groups are per warp (README)
     case Op::bulk_wait: {
       auto n = static_cast<std::uint32_t>(w.value(in.args.at(0), l, kU32));
@@ -236,13 +220,7 @@ bool run_visible(Warp& w, const Instr& in, std::uint32_t exec) {
       else gpu::bulk_wait_group(n, in.loc);
       return true;
     }
-    case Op::tensormap_replace:
-      each_lane(exec, [&](int k) {
-        Space s = in.has("shared::cta") ? Space::shared : Space::global;
-        gpu::tensormap_replace_global_address(tensormap(w, in, in.args.at(0), k, s),
-                                              w.value(in.args.at(1), k, kU64), in.loc);
-      });
-      return true;
+    case Op::tensormap_replace: replace_field(w, in, exec); return true;
     case Op::tensormap_cp_fenceproxy:  // .sync.aligned: one copy by the warp
       gpu::tensormap_cp_fenceproxy(tensormap(w, in, in.args.at(0), l, Space::generic),
                                    tensormap(w, in, in.args.at(1), l, Space::shared), in.loc);

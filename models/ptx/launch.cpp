@@ -1,4 +1,5 @@
 #include "models/ptx/launch.hpp"
+#include "models/ptx/tensormap.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +9,7 @@ namespace heddle::ptx {
 namespace {
 
 constexpr const char* kArgForms =
-    "NAME=buffer:BYTES, NAME=tensormap:BUFFER,shape=WxH,box=WxH[,elem=BYTES] (it creates "
+    "NAME=buffer:BYTES, NAME=tensormap:BUFFER,shape=WxH[xD..],box=WxH[xD..][,elem=BYTES] (1 to 5 dimensions) (it creates "
     "BUFFER when no buffer argument has that name) or "
     "NAME=u32:VALUE (also i32, u64, i64) or NAME=bytes:HEX (a struct parameter's bytes)";
 
@@ -41,38 +42,43 @@ std::uint64_t scalar(const std::string& kind, const std::string& text, const std
                                what, text, kind));
 }
 
-// "WxH": each 1 to 2^31 (the box divides the shape; a 0 would divide by zero).
-void two(const std::string& text, std::uint32_t out[2], const std::string& what) {
-  std::size_t x = text.find('x');
-  std::uint64_t v[2] = {scalar("u32", text.substr(0, x), what),
-                        x == std::string::npos ? 1 : scalar("u32", text.substr(x + 1), what)};
-  for (int i = 0; i < 2; ++i) {
-    if (v[i] == 0 || v[i] > (1u << 31))
-      throw UsageError(fmt::format("--arg {}: {} has a dimension of {}; each must be 1 to 2^31", what, text, v[i]));
-    out[i] = static_cast<std::uint32_t>(v[i]);
+// "WxHxD": 1 to 5 dimensions, each 1 to 2^31 (the box divides the shape; a 0
+// would divide by zero); returns how many.
+std::uint32_t dims(const std::string& text, std::uint32_t out[5], const std::string& what) {
+  std::uint32_t n = 0;
+  for (std::size_t start = 0;; ++n) {
+    std::size_t x = text.find('x', start);
+    if (n == 5) throw UsageError(fmt::format("--arg {}: {} has more than 5 dimensions", what, text));
+    std::uint64_t v = scalar("u32", text.substr(start, x - start), what);
+    if (v == 0 || v > (1u << 31))
+      throw UsageError(fmt::format("--arg {}: {} has a dimension of {}; each must be 1 to 2^31", what, text, v));
+    out[n] = static_cast<std::uint32_t>(v);
+    if (x == std::string::npos) return n + 1;
+    start = x + 1;
   }
 }
 
-// The model's tensormap encoding (models/gpu/bulk.hpp TmaDesc) plus, at
-// byte 64, the box shape in elements that PTX coordinates are divided by.
-constexpr std::size_t kBoxShapeAt = 64;
-
 void write_tensormap(gpu::View<std::uint8_t>& map, const ArgSpec& a,
                      const gpu::View<std::uint8_t>& tensor) {
-  if (a.shape[0] % a.box[0] != 0 || a.shape[1] % a.box[1] != 0)
-    throw UsageError(fmt::format("--arg {}: the box {}x{} does not tile the shape {}x{}", a.name,
-                                 a.box[0], a.box[1], a.shape[0], a.shape[1]));
-  if (std::uint64_t{a.shape[0]} * a.shape[1] * a.elem > tensor.size())
-    throw UsageError(fmt::format("--arg {}: a {}x{} tensor of {}-byte elements does not fit in "
-                                 "buffer {} ({} bytes)",
-                                 a.name, a.shape[0], a.shape[1], a.elem, a.tensor, tensor.size()));
+  TensorShape s;
+  s.rank = a.rank;
+  s.elem = a.elem;
+  std::uint64_t bytes = a.elem;
+  for (std::uint32_t k = 0; k < a.rank; ++k) {
+    s.box[k] = a.box[k];
+    s.dims[k] = a.shape[k];
+    bytes *= a.shape[k];
+  }
+  dense_strides(s);
+  if (std::string why = shape_problem(s); !why.empty())
+    throw UsageError(fmt::format("--arg {}: {}", a.name, why));
+  if (bytes > tensor.size())
+    throw UsageError(fmt::format("--arg {}: the tensor of {} bytes does not fit in buffer {} ({} bytes)",
+                                 a.name, bytes, a.tensor, tensor.size()));
   gpu::TmaDesc d;
   d.global_address = gpu::current_grid().address_of(tensor.region());
-  d.box_bytes = a.box[0] * a.box[1] * a.elem;
-  d.dims[0] = a.shape[0] / a.box[0];
-  d.dims[1] = a.shape[1] / a.box[1];
   std::memcpy(map.region().bytes(), &d, sizeof d);
-  std::memcpy(map.region().bytes() + kBoxShapeAt, a.box, sizeof a.box);
+  encode_shape(map.region().bytes(), s);
 }
 
 }  // namespace
@@ -99,6 +105,7 @@ ArgSpec parse_arg(const std::string& text) {
       a.data.push_back(static_cast<std::uint8_t>(std::stoul(rest.substr(i, 2), nullptr, 16)));
   } else if (kind == "tensormap") {
     a.kind = ArgSpec::Kind::tensormap;
+    std::uint32_t box_rank = 2;
     std::size_t start = 0;
     for (std::size_t i = 0; start <= rest.size(); ++i) {
       std::size_t comma = rest.find(',', start);
@@ -107,15 +114,19 @@ ArgSpec parse_arg(const std::string& text) {
       if (i == 0) { a.tensor = item; continue; }
       std::size_t e = item.find('=');
       std::string key = item.substr(0, e), value = e == std::string::npos ? "" : item.substr(e + 1);
-      if (key == "shape") two(value, a.shape, a.name);
-      else if (key == "box") two(value, a.box, a.name);
+      if (key == "shape") a.rank = dims(value, a.shape, a.name);
+      else if (key == "box") box_rank = dims(value, a.box, a.name);
       else if (key == "elem") a.elem = static_cast<std::uint32_t>(scalar("u32", value, a.name));
       else throw UsageError(fmt::format("--arg {}: unknown tensormap field {}; expected {}", text, key, kArgForms));
     }
     if (a.tensor.empty()) throw UsageError(fmt::format("--arg {}: name the buffer the tensormap describes", text));
+    if (box_rank != a.rank)
+      throw UsageError(fmt::format("--arg {}: the box has {} dimensions, the shape {}", text, box_rank, a.rank));
     if (a.elem != 1 && a.elem != 2 && a.elem != 4 && a.elem != 8 && a.elem != 16)
       throw UsageError(fmt::format("--arg {}: elem={} is not an element size (1, 2, 4, 8 or 16 bytes)", text, a.elem));
-    if (std::uint64_t{a.shape[0]} * a.shape[1] * a.elem > (64u << 20))
+    std::uint64_t size = a.elem;  // each factor <= 2^31: stop before it could overflow
+    for (std::uint32_t d = 0; d < a.rank && size <= (64u << 20); ++d) size *= a.shape[d];
+    if (size > (64u << 20))
       throw UsageError(fmt::format("--arg {}: the tensor is larger than 64 MiB", text));
   } else if (kind == "u32" || kind == "i32" || kind == "u64" || kind == "i64") {
     a.value = scalar(kind, rest, a.name);
@@ -149,7 +160,8 @@ LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
     if (a.kind == ArgSpec::Kind::buffer) buffers_.emplace(a.name, gpu::global<std::uint8_t>(a.name, a.bytes));
   for (const ArgSpec& a : launch.args)  // a tensormap over a buffer no --arg names creates it
     if (a.kind == ArgSpec::Kind::tensormap && buffers_.count(a.tensor) == 0)
-      buffers_.emplace(a.tensor, gpu::global<std::uint8_t>(a.tensor, std::size_t{a.shape[0]} * a.shape[1] * a.elem));
+      buffers_.emplace(a.tensor, gpu::global<std::uint8_t>(a.tensor, std::size_t{a.shape[0]} * a.shape[1] *
+                                                                         a.shape[2] * a.shape[3] * a.shape[4] * a.elem));
   for (const ArgSpec& a : launch.args) {
     std::uint64_t value = a.value;
     if (a.kind == ArgSpec::Kind::tensormap) {
@@ -206,20 +218,40 @@ std::uint64_t LaunchState::symbol_address(int symbol) const {
   return s.offset;
 }
 
+std::pair<int, std::uint32_t> LaunchState::shared_target(std::uint64_t addr, int cta,
+                                                         const Instr& in) const {
+  if (addr < kRankStride) return {cta, static_cast<std::uint32_t>(addr)};
+  const std::uint64_t rank = addr / kRankStride - 1;
+  const int size = launch_.cluster_size();
+  if (!in.cluster && in.space == Space::shared)
+    throw ModelError(fmt::format("`{}` reaches CTA rank {}'s shared memory through .shared::cta: "
+                                 "a peer's address (mapa) needs .shared::cluster (PTX ISA 5.1.7)",
+                                 in.opcode, rank),
+                     in.loc);
+  if (rank >= static_cast<std::uint64_t>(size))
+    throw ModelError(fmt::format("`{}`: shared::cluster address {:#x} names CTA rank {}, outside "
+                                 "the cluster of {} CTAs",
+                                 in.opcode, addr, rank, size),
+                     in.loc);
+  return {cta - cta % size + static_cast<int>(rank), static_cast<std::uint32_t>(addr % kRankStride)};
+}
+
 std::pair<Region*, std::size_t> LaunchState::resolve(Space space, std::uint64_t addr,
                                                      std::size_t bytes, int cta,
                                                      const Instr& in) const {
   const Program& p = program();
-  if (space == Space::generic && addr >= kSharedWindow && addr < kSharedWindow + p.shared_bytes) {
+  const std::uint64_t cluster_end = kRankStride * (launch_.cluster_size() + 1);
+  if (space == Space::generic && addr >= kSharedWindow && addr < kSharedWindow + cluster_end) {
     space = Space::shared;
     addr -= kSharedWindow;
   }
   if (space == Space::shared) {
+    auto [target, offset] = shared_target(addr, cta, in);
     for (std::size_t i = 0; i < p.symbols.size(); ++i) {
       const Symbol& s = p.symbols[i];
-      if (s.space == Space::shared && addr >= s.offset && bytes <= s.bytes &&
-          addr - s.offset <= s.bytes - bytes)  // no overflow near 2^64
-        return {&shared_[i][cta].region(), addr - s.offset};
+      if (s.space == Space::shared && offset >= s.offset && bytes <= s.bytes &&
+          offset - s.offset <= s.bytes - bytes)  // no overflow near 2^64
+        return {&shared_[i][target].region(), offset - s.offset};
     }
   } else if (space == Space::global || space == Space::generic || space == Space::constant) {
     auto [r, off] = gpu::current_grid().resolve(addr, bytes);
@@ -233,6 +265,44 @@ std::pair<Region*, std::size_t> LaunchState::resolve(Space space, std::uint64_t 
                                "bounds of every buffer: enlarge the --arg buffer?)",
                                in.opcode, bytes, space == Space::shared ? "shared" : "global", addr),
                    in.loc);
+}
+
+void apply_cluster(Launch& launch, std::optional<std::array<int, 3>> requested) {
+  const Program& p = *launch.program;
+  const bool directive = p.cluster_dims[0] != 0;
+  std::array<int, 3> dims = requested.value_or(directive ? p.cluster_dims : std::array<int, 3>{1, 1, 1});
+  if (requested && directive && *requested != p.cluster_dims)
+    throw UsageError(fmt::format("kernel {} requires clusters of {}x{}x{} CTAs (.reqnctapercluster); "
+                                 "the launch asks for {}x{}x{}",
+                                 p.kernel, p.cluster_dims[0], p.cluster_dims[1], p.cluster_dims[2],
+                                 dims[0], dims[1], dims[2]));
+  if (p.explicit_cluster && !requested && !directive)
+    throw UsageError(fmt::format("kernel {} is declared .explicitcluster: launch it with --cluster "
+                                 "X[,Y,Z]",
+                                 p.kernel));
+  for (int d = 0; d < 3; ++d)
+    if (dims[d] < 1 || launch.grid[d] % dims[d] != 0)
+      throw UsageError(fmt::format("--cluster {}x{}x{}: each dimension must divide the grid's "
+                                   "({}x{}x{})",
+                                   dims[0], dims[1], dims[2], launch.grid[0], launch.grid[1],
+                                   launch.grid[2]));
+  if (dims[0] * dims[1] * dims[2] > 16)
+    throw UsageError(fmt::format("--cluster {}x{}x{}: a cluster has at most 16 CTAs (sm_90)",
+                                 dims[0], dims[1], dims[2]));
+  launch.cluster = dims;
+  launch.explicit_cluster = requested.has_value() || directive;
+}
+
+std::array<int, 3> ctaid_of(const Launch& l, int cta) {
+  // PTX ISA 10 (%ctaid, %clusterid, %cluster_ctaid, %cluster_ctarank): the
+  // x-first linear rank of a CTA in its cluster; heddle numbers the CTAs of
+  // a cluster contiguously (models/gpu), clusters x-first in the grid.
+  const int size = l.cluster_size(), cluster = cta / size, rank = cta % size;
+  const std::array<int, 3> n{l.grid[0] / l.cluster[0], l.grid[1] / l.cluster[1], l.grid[2] / l.cluster[2]};
+  const std::array<int, 3> c{cluster % n[0], cluster / n[0] % n[1], cluster / (n[0] * n[1])};
+  const std::array<int, 3> r{rank % l.cluster[0], rank / l.cluster[0] % l.cluster[1],
+                             rank / (l.cluster[0] * l.cluster[1])};
+  return {c[0] * l.cluster[0] + r[0], c[1] * l.cluster[1] + r[1], c[2] * l.cluster[2] + r[2]};
 }
 
 std::string LaunchState::shared_name(int cta, std::uint32_t addr) const {

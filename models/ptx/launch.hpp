@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -26,14 +27,15 @@ struct ArgSpec {
   int scalar_bytes = 8;             // scalar: 4 for u32/i32, 8 for u64/i64
   std::vector<std::uint8_t> data;   // bytes: a parameter's contents (a struct by value)
   std::string tensor;               // tensormap: the buffer it describes
-  std::uint32_t shape[2] = {1, 1};  // tensormap: tensor shape in elements
-  std::uint32_t box[2] = {1, 1};    // tensormap: box shape in elements
+  std::uint32_t shape[5] = {1, 1, 1, 1, 1};  // tensormap: tensor shape in elements
+  std::uint32_t box[5] = {1, 1, 1, 1, 1};    // tensormap: box shape in elements
+  std::uint32_t rank = 2;                    // tensormap: dimensions (shape=WxHxD.. gives them)
   std::uint32_t elem = 4;           // tensormap: element bytes
 };
 
-/// Parses "name=buffer:BYTES", "name=tensormap:BUF,shape=WxH,box=WxH[,elem=E]",
-/// "name=u32:V" (also i32, u64, i64), "name=bytes:HEX" (a parameter's bytes,
-/// e.g. a struct by value); UsageError says the accepted forms.
+/// Parses "name=buffer:BYTES", "name=tensormap:BUF,shape=WxH[xD..],box=WxH[xD..][,elem=E]"
+/// (1 to 5 dimensions), "name=u32:V" (also i32, u64, i64), "name=bytes:HEX" (a
+/// parameter's bytes, e.g. a struct by value); UsageError says the accepted forms.
 ArgSpec parse_arg(const std::string& text);
 /// Checks `args` against the parameters of `p` before any execution: one
 /// per parameter, named as it (or as nvcc's generated name allows), values
@@ -49,11 +51,24 @@ std::array<int, 3> parse_dims(const std::string& text, const char* what);
 struct Launch {
   std::shared_ptr<const Program> program;
   std::array<int, 3> grid{1, 1, 1}, block{32, 1, 1};
+  std::array<int, 3> cluster{1, 1, 1};  // CTAs per cluster (set by apply_cluster)
+  bool explicit_cluster = false;        // launched with cluster dimensions (%is_explicit_cluster)
   std::vector<ArgSpec> args;
   int threads() const { return block[0] * block[1] * block[2]; }
   int warps() const { return (threads() + 31) / 32; }
   int ctas() const { return grid[0] * grid[1] * grid[2]; }
+  int cluster_size() const { return cluster[0] * cluster[1] * cluster[2]; }
 };
+
+/// Sets the cluster shape of `launch` (its program and grid set first) from
+/// the launch's request (`--cluster`, cudaLaunchAttributeClusterDimension;
+/// nullopt: none) and the kernel's .reqnctapercluster/.explicitcluster (PTX
+/// ISA 11.5); UsageError when they disagree, a dimension does not divide the
+/// grid's, or a cluster has more than 16 CTAs.
+void apply_cluster(Launch& launch, std::optional<std::array<int, 3>> requested);
+/// The heddle CTA index (clusters contiguous, models/gpu) of a CTA's cluster
+/// and its rank in it, and back: CUDA's %ctaid of heddle CTA `cta`.
+std::array<int, 3> ctaid_of(const Launch& launch, int cta);
 
 /// One execution's state of a launch, shared by its warps.
 class LaunchState {
@@ -76,6 +91,11 @@ class LaunchState {
   /// for a warp of CTA `cta`; ModelError naming the instruction when unmapped.
   std::pair<Region*, std::size_t> resolve(Space space, std::uint64_t addr, std::size_t bytes,
                                           int cta, const Instr& in) const;
+  /// The CTA and shared-window offset that shared address `addr` names for
+  /// a warp of CTA `cta` (a shared::cluster address names a peer, PTX ISA
+  /// 5.1.7); ModelError for a rank outside the cluster or a peer's address
+  /// used through .shared::cta.
+  std::pair<int, std::uint32_t> shared_target(std::uint64_t addr, int cta, const Instr& in) const;
   /// The mbarrier at shared address `addr` of CTA `cta` (nullptr before init).
   gpu::Mbarrier*& mbarrier(int cta, std::uint32_t addr) { return mbarriers_[{cta, addr}]; }
   /// A name for shared address `addr` ("full[1]").

@@ -48,13 +48,18 @@ const std::map<std::string, Op>& simple_ops() {
       {"vote", Op::vote}, {"activemask", Op::activemask}, {"nanosleep", Op::nanosleep},
       {"trap", Op::trap}, {"brkpt", Op::trap}, {"setmaxnreg", Op::setmaxnreg}, {"ldmatrix", Op::ldmatrix},
       {"stmatrix", Op::stmatrix}, {"prefetch", Op::hint}, {"prefetchu", Op::hint},
-      {"griddepcontrol", Op::hint}};
+      {"griddepcontrol", Op::hint}, {"mapa", Op::mapa}, {"getctarank", Op::getctarank}};
   return ops;
 }
 
 // The async, barrier and fence family (PTX ISA 9.7.9.25-26, 9.7.13, 9.7.12).
 std::optional<Op> special_op(const std::string& base, const std::vector<std::string>& m) {
   auto at = [&](std::size_t i, const char* s) { return m.size() > i && m[i] == s; };
+  if (base == "barrier" && at(0, "cluster")) {  // PTX ISA 9.7.13.3 (barrier.cluster)
+    if (at(1, "arrive")) return Op::bar_cluster_arrive;
+    if (at(1, "wait")) return Op::bar_cluster_wait;
+    return std::nullopt;
+  }
   if (base == "bar" || base == "barrier") {
     if (at(0, "warp") && at(1, "sync")) return Op::bar_warp_sync;
     if (has(m, "sync") || (base == "bar" && m.empty())) return Op::bar_sync;
@@ -67,7 +72,7 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
       return Op::fence_tensormap_acquire;
     if (at(0, "proxy") && at(1, "tensormap::generic") && has(m, "release"))
       return Op::fence_tensormap_release;
-    if (at(0, "mbarrier_init")) return Op::fence_noop;
+    if (at(0, "mbarrier_init") && has(m, "release")) return Op::fence_mbarrier_init;
     if (at(0, "acq_rel") || at(0, "sc")) return Op::fence_order;
     return std::nullopt;
   }
@@ -81,11 +86,21 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
   }
   if (base == "cp" && at(0, "async") && at(1, "bulk")) {
     if (at(2, "commit_group")) return Op::bulk_commit;
-    if (at(2, "prefetch")) return Op::hint;  // an L2 prefetch: no data the model sees (9.7.9.25.5)
     if (at(2, "wait_group")) return Op::bulk_wait;
+    if (at(2, "prefetch")) return Op::prefetch;  // PTX ISA 9.7.9.25.4.4, 9.7.9.25.5.3
     if (at(2, "tensor") && has(m, "bulk_group") && has(m, "global")) return Op::tma_store;
     if (at(2, "tensor") && has(m, "mbarrier::complete_tx::bytes")) return Op::tma_load;
+    if (at(2, "tensor")) return std::nullopt;
+    // the non-tensor copies (PTX ISA 9.7.9.25.4.1): one shape each (bulk_copy.cpp)
+    if ((at(2, "global") && at(3, "shared::cta") && has(m, "bulk_group")) ||
+        (at(2, "shared::cluster") && (at(3, "global") || at(3, "shared::cta")) &&
+         has(m, "mbarrier::complete_tx::bytes") && !(at(3, "shared::cta") && has(m, "multicast::cluster"))))
+      return Op::bulk_copy;
     return std::nullopt;
+  }
+  if (base == "cp" && at(0, "reduce") && at(1, "async") && at(2, "bulk") && has(m, "bulk_group")) {
+    if (at(3, "global") && at(4, "shared::cta")) return Op::bulk_reduce;  // PTX ISA 9.7.9.25.4.2
+    if (at(3, "tensor") && has(m, "global") && has(m, "shared::cta")) return Op::bulk_reduce;  // 9.7.9.25.5.2
   }
   if (base == "cp" && at(0, "async")) {  // Ampere cp.async (PTX ISA 9.7.9.24)
     if (at(1, "commit_group")) return Op::cp_async_commit;
@@ -101,7 +116,11 @@ std::optional<Op> special_op(const std::string& base, const std::vector<std::str
     return std::nullopt;
   }
   if (base == "tensormap") {
-    if (at(0, "replace") && has(m, "global_address")) return Op::tensormap_replace;
+    // PTX ISA 9.7.9.27 (tensormap.replace): the address and the shape fields
+    if (at(0, "replace") && at(1, "tile") &&
+        (at(2, "global_address") || at(2, "global_dim") || at(2, "global_stride") ||
+         at(2, "box_dim") || at(2, "element_stride")))
+      return Op::tensormap_replace;
     if (at(0, "cp_fenceproxy")) return Op::tensormap_cp_fenceproxy;
   }
   return std::nullopt;
@@ -167,6 +186,7 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
     if (m == "v2") in.vec = 2;
     if (m == "v4") in.vec = 4;
   }
+  in.cluster = has(in.mods, "shared::cluster");
   in.wide = has(in.mods, "wide");
   static const std::map<std::string, Flag> flag_names = {
       {"hi", kHi},          {"ftz", kFtz},         {"sat", kSat},         {"satfinite", kSatfinite},
@@ -187,9 +207,12 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
   in.narrow = narrow && in.op != Op::mov && in.op != Op::ld && in.op != Op::st && in.op != Op::selp &&
               in.op != Op::wgmma_mma;
   if (in.op == Op::cvt && types.size() != 2) return false;
-  if ((in.op == Op::tma_load || in.op == Op::tma_store) &&
-      (has(in.mods, "multicast::cluster") || has(in.mods, "im2col") || has(in.mods, "L2::cache_hint")))
-    return false;  // one CTA, tile mode, no cache-policy operand
+  if ((in.op == Op::tma_load || in.op == Op::tma_store || in.op == Op::prefetch ||
+       in.op == Op::bulk_reduce) &&
+      (has(in.mods, "im2col") || has(in.mods, "im2col::w") || has(in.mods, "tile::gather4") ||
+       has(in.mods, "tile::scatter4")))
+    return false;  // tile mode only
+  if (in.op == Op::tma_store && has(in.mods, "multicast::cluster")) return false;
   if (in.op == Op::mul || in.op == Op::mad)
     if (!has(in.mods, "lo") && !has(in.mods, "hi") && !has(in.mods, "wide") && !in.type.is_float() &&
         !in.type.is_narrow_float())
@@ -208,20 +231,28 @@ std::size_t operand_count(const Instr& in) {
     case Op::bfe: case Op::prmt: case Op::shf: return 4;
     case Op::bfi: case Op::lop3: return 5;
     case Op::vote: return 3;
+    case Op::bar_cluster_arrive: case Op::bar_cluster_wait: case Op::fence_mbarrier_init:
+    case Op::fence_tensormap_release:
     case Op::exit: case Op::ret: case Op::call: case Op::bar_warp_sync: case Op::fence_noop: case Op::fence_order: case Op::fence_proxy_async:
     case Op::bulk_commit: case Op::cp_async_commit: case Op::wgmma_fence:
     case Op::wgmma_commit: return 0;
     case Op::wgmma_wait: return 1;
     case Op::wgmma_mma: return 6;  // d, a-desc, b-desc, scale-d, imm-scale-a/b (f16/bf16: imm-trans-a/b too)
     case Op::bra: case Op::bar_sync: case Op::bar_arrive: case Op::bulk_wait:
-    case Op::fence_tensormap_acquire: case Op::fence_tensormap_release: return 1;
+    case Op::fence_tensormap_acquire: return 1;  // [addr], size; the .release form has none
     case Op::cp_async_wait: return in.has("wait_all") ? 0 : 1;
     case Op::mov: case Op::abs: case Op::neg: case Op::not_: case Op::cvt: case Op::cvta:
     case Op::ld: case Op::st: case Op::mbar_init: case Op::mbar_expect_tx: case Op::red:
-    case Op::tma_store: case Op::tensormap_replace: case Op::tensormap_cp_fenceproxy:
+    case Op::tma_store: case Op::tensormap_cp_fenceproxy:
     case Op::elect: return 2;
     case Op::mbar_arrive: return in.has("expect_tx") ? 3 : 2;
-    case Op::mbar_try_wait: case Op::mbar_test_wait: return in.has("parity") ? 3 : 2;
+    case Op::prefetch: return in.has("tensor") ? 1 : 2;
+    case Op::bulk_copy: return in.has("bulk_group") ? 3 : in.has("multicast::cluster") ? 5 : 4;
+    case Op::getctarank: return 2;
+    case Op::tensormap_replace: return in.has("global_address") ? 2 : 3;  // [map], (ord,) value
+    case Op::tma_load: return in.has("multicast::cluster") ? 4 : 3;  // ctaMask after the mbarrier
+    case Op::bulk_reduce: return in.has("tensor") ? 2 : 3;
+    case Op::mbar_try_wait: case Op::mbar_test_wait: return 3;  // waitComplete, [addr], parity or state
     case Op::mad: case Op::selp: case Op::shfl: return 4;
     default: return 3;  // binary ALU operations, setp, atom, cp.async, the TMA load
   }

@@ -213,6 +213,9 @@ Function function(const Node& n) {
     if (c->is_type<g::entry_kind>()) f.entry = c->string() == ".entry";
     if (c->is_type<g::function_name>()) f.name = c->string(), after_name = true;
     if (c->is_type<g::param>()) (after_name ? f.params : f.rets).push_back(param(*c));
+    if (c->is_type<g::explicitcluster>()) f.explicit_cluster = true;
+    if (c->is_type<g::reqnctapercluster>())
+      for (const auto& d : c->children) f.cluster_dims.push_back(to_count(d->string()));
   }
   body(n, f.body);
   return f;

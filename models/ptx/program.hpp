@@ -2,6 +2,7 @@
 // resolved to instruction indices, opcodes decoded, each instruction with
 // its PTX line and its CUDA source line (from .loc/.file, nvcc -lineinfo).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <source_location>
@@ -23,7 +24,9 @@ enum class Op {
   wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait, call, ret,
   // bit manipulation (bits.cpp) and the warp-wide operations (warp_ops.cpp)
   bfi, bfe, prmt, popc, clz, brev, lop3, shf, bfind, vote, activemask, nanosleep, trap, setmaxnreg,
-  ldmatrix, stmatrix, hint  // hint: no effect on what heddle models (prefetch, griddepcontrol)
+  ldmatrix, stmatrix, hint,  // hint: no effect on what heddle models (prefetch, griddepcontrol)
+  // clusters and the non-tensor bulk copies (cluster.cpp, bulk_copy.cpp)
+  mapa, getctarank, bar_cluster_arrive, bar_cluster_wait, fence_mbarrier_init, bulk_copy, bulk_reduce, prefetch
 };
 
 /// A scalar type: width in bytes, kind (PTX ISA 5.2). The narrow floats
@@ -56,7 +59,9 @@ enum class Scope { cta, cluster, gpu, sys };
 /// Special registers (PTX ISA 10).
 enum class Special {
   tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, lanemask_lt, lanemask_le, lanemask_eq,
-  lanemask_ge, lanemask_gt, clock, clock64, globaltimer, smid, nsmid, gridid, dynamic_smem_size
+  lanemask_ge, lanemask_gt, clock, clock64, globaltimer, smid, nsmid, gridid, dynamic_smem_size,
+  cluster_ctarank, cluster_nctarank, clusterid, nclusterid, cluster_ctaid, cluster_nctaid,
+  is_explicit_cluster
 };
 
 /// A decoded operand.
@@ -112,6 +117,7 @@ struct Instr {
   std::vector<std::string> mods;  // the opcode's '.'-separated parts after the first
   Type type, type2;               // main type; cvt's source type
   Space space = Space::generic;   // ld/st/atom/cvta state space
+  bool cluster = false;           // the space was written .shared::cluster (DSMEM reachable)
   int vec = 1;                    // .v2/.v4
   int guard = -1;                 // predicate register, or -1
   bool guard_negated = false;
@@ -147,6 +153,8 @@ struct Program {
   std::vector<Func> funcs;             // funcs[0]: the kernel (its frame), then what it calls
   std::uint32_t shared_bytes = 0;      // size of one CTA's shared window
   std::uint32_t dynamic_shared_bytes = 0;  // of it, the extern (dynamic) array's bytes
+  std::array<int, 3> cluster_dims{0, 0, 0};  // .reqnctapercluster (0: not given)
+  bool explicit_cluster = false;       // .explicitcluster
   std::deque<std::string> texts;       // storage of the locations' strings
   std::deque<LocRecord> locs;          // storage of the locations (foreign_location.hpp)
 };
@@ -169,5 +177,9 @@ Program decode(const Module& module, const std::string& kernel, std::uint32_t dy
 inline constexpr std::uint64_t kSharedWindow = 0x7e0000000000ull;
 /// Base of a lane's local memory in generic addresses (cvta.local adds it).
 inline constexpr std::uint64_t kLocalWindow = 0x7c0000000000ull;  // below the shared window; globals start at 0x7f0000000000
+/// The shared::cluster window (PTX ISA 5.1.4): CTA rank r's shared memory
+/// at offset o is `o + (r + 1) * kRankStride` (mapa gives it); an address
+/// below kRankStride is the executing CTA's own (the shared::cta window).
+inline constexpr std::uint64_t kRankStride = 1ull << 24;
 
 }  // namespace heddle::ptx

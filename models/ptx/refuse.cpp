@@ -66,10 +66,8 @@ std::string memory_problem(const Instr& in) {
 }
 
 std::string async_problem(const Instr& in) {
-  if ((in.op == Op::mbar_try_wait || in.op == Op::mbar_test_wait) && !in.has("parity"))
-    return "only the .parity forms of mbarrier waits are interpreted";
-  if ((in.op == Op::tma_load || in.op == Op::tma_store) && !in.has("1d") && !in.has("2d"))
-    return "only 1d and 2d tensors are interpreted";
+  // The token and parity forms of mbarrier waits and 1d-5d tensors are all
+  // interpreted (hopper.cpp, tma.cpp); what is left is checked here.
   if (in.op == Op::bar_arrive && in.args.size() < 2) return "bar.arrive needs a thread count";
   return "";
 }
@@ -87,7 +85,9 @@ std::string unsupported_form(const Instr& in) {
     case Op::bulk_wait: case Op::tensormap_replace: case Op::tensormap_cp_fenceproxy:
     case Op::cp_async: case Op::cp_async_commit: case Op::cp_async_wait: case Op::wgmma_fence:
     case Op::wgmma_mma: case Op::wgmma_commit: case Op::wgmma_wait: case Op::trap: case Op::nanosleep:
-    case Op::setmaxnreg: case Op::hint: case Op::stmatrix: return "";  // warp_op_problem checks them
+    case Op::setmaxnreg: case Op::hint: case Op::stmatrix:  // warp_op_problem checks them
+    case Op::bar_cluster_arrive: case Op::bar_cluster_wait: case Op::fence_mbarrier_init:
+    case Op::bulk_copy: case Op::bulk_reduce: case Op::prefetch: return "";  // cluster.cpp, bulk_copy.cpp
     default: break;
   }
   if (in.args.empty() || !destination(in.args[0])) return "the first operand must be a register (the destination)";

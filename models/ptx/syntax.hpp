@@ -71,6 +71,8 @@ struct Function {
   std::vector<ParamDecl> params;
   std::vector<ParamDecl> rets;   // .func: the return parameters, before the name
   std::vector<Statement> body;   // empty for a declaration without a body
+  std::vector<int> cluster_dims;  // .reqnctapercluster X[, Y[, Z]] (empty: not given)
+  bool explicit_cluster = false;  // .explicitcluster
 };
 
 /// A parsed PTX module.

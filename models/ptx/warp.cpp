@@ -102,7 +102,7 @@ std::uint64_t Warp::special(const Arg& a, int lane) const {
   switch (a.special) {
     case Special::tid: return static_cast<std::uint64_t>(split(tid, L.block, a.component));
     case Special::ntid: return static_cast<std::uint64_t>(L.block[a.component]);
-    case Special::ctaid: return static_cast<std::uint64_t>(split(cta, L.grid, a.component));
+    case Special::ctaid: return static_cast<std::uint64_t>(ctaid_of(L, cta)[a.component]);
     case Special::nctaid: return static_cast<std::uint64_t>(L.grid[a.component]);
     case Special::laneid: return static_cast<std::uint64_t>(lane);
     case Special::warpid: return static_cast<std::uint64_t>(warp_);
@@ -122,6 +122,7 @@ std::uint64_t Warp::special(const Arg& a, int lane) const {
     case Special::nsmid: return static_cast<std::uint64_t>(std::max(132, L.ctas()));
     case Special::gridid: return 1;  // one launch (10.12)
     case Special::dynamic_smem_size: return state.program().dynamic_shared_bytes;  // 10.30
+    default: return cluster_special(L, cta, a);  // cluster.cpp
   }
   return 0;
 }

@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/gpu/reduce.hpp"
 #include "models/ptx/launch.hpp"
 #include "models/ptx/narrow_float.hpp"
 
@@ -31,6 +32,8 @@ class Warp {
   Warp& operator=(const Warp&) = delete;
   /// Interprets the kernel until every lane has exited.
   void run();
+  /// The lanes that have not exited.
+  std::uint32_t live() const noexcept { return live_; }
 
   /// The value of `a` for `lane` as type `t` (registers, immediates,
   /// special registers, shared variables' addresses).
@@ -50,6 +53,9 @@ class Warp {
   std::vector<gpu::BulkOp*> cp_uncommitted;
   std::vector<std::vector<gpu::BulkOp*>> cp_groups;
   std::uint32_t cp_issued = 0;  // copies issued so far (their names)
+  /// A fence.mbarrier_init.release.cluster since the warp's last
+  /// barrier.cluster.arrive: the next arrive releases (cluster.cpp).
+  bool mbarrier_init_fenced = false;
   /// The warp's wgmma.mma_async in flight (wgmma.cpp): their accumulator
   /// registers, which the warp may not touch until a wait_group retires them.
   struct Wgmma {
@@ -115,6 +121,31 @@ class Warp {
 /// Runs a visible (Hopper) operation for the lanes in `exec`; false when
 /// `in` is not one (then the ALU runs it). hopper.cpp.
 bool run_visible(Warp& w, const Instr& in, std::uint32_t exec);
+
+/// The cluster special registers (%cluster_ctarank, %clusterid.x, ...) of
+/// heddle CTA `cta` (PTX ISA 10; cluster.cpp).
+std::uint64_t cluster_special(const Launch& launch, int cta, const Arg& a);
+/// mapa, barrier.cluster and fence.mbarrier_init for the lanes in `exec` (cluster.cpp).
+void run_cluster(Warp& w, const Instr& in, std::uint32_t exec);
+/// The non-tensor cp.async.bulk copies, cp.reduce.async.bulk, the bulk
+/// prefetches and multicast TMA loads (bulk_copy.cpp).
+void run_bulk_copy(Warp& w, const Instr& in, std::uint32_t exec);
+
+/// tensormap.replace.tile of the global address or a shape field (tma.cpp).
+void replace_field(Warp& w, const Instr& in, std::uint32_t exec);
+/// The reduction a cp.reduce.async.bulk opcode names (bulk_copy.cpp).
+gpu::Reduction ptx_reduction(const Instr& in);
+/// cp.async.bulk.tensor loads (multicast too), stores, reductions and prefetches (tma.cpp).
+void run_tma(Warp& w, const Instr& in, std::uint32_t exec);
+/// The CTA and shared-window offset of shared address operand `a` for
+/// `lane` (.shared or generic; a shared::cluster address names a peer CTA).
+std::pair<int, std::uint32_t> shared_target(const Warp& w, const Instr& in, const Arg& a, int lane);
+/// The mbarrier at `addr` of CTA `cta`; ModelError before its init (hopper.cpp).
+gpu::Mbarrier& mbarrier_at(Warp& w, const Instr& in, int cta, std::uint32_t addr);
+/// The mbarrier that address operand `a` names for `lane`.
+gpu::Mbarrier& mbarrier(Warp& w, const Instr& in, const Arg& a, int lane);
+/// The 128-byte tensormap at address operand `a` (global, or shared for .shared::cta).
+gpu::TensorMap tensormap(Warp& w, const Instr& in, const Arg& a, int lane, Space space);
 
 /// wgmma.fence/mma_async/commit_group/wait_group for the lanes in `exec` (wgmma.cpp).
 void run_wgmma(Warp& w, const Instr& in, std::uint32_t exec);

@@ -175,7 +175,7 @@ TEST_CASE("ptx kernels: the committed PTX is what nvcc emits for kernels/cuda no
     return debug == std::string::npos ? t : t.substr(0, debug);
   };
   for (const char* k : {"tma_store_epilogue", "tma_load_pipeline", "tma_store_fence",
-                        "wgmma_mainloop", "wgmma_tile", "wgmma_fp8"}) {
+                        "wgmma_mainloop", "wgmma_tile", "wgmma_fp8", "cluster_exchange"}) {
     INFO(k);
     std::string path = fmt::format("{}/{}.ptx", HEDDLE_CUDA_PTX_DIR, k);
     if (!std::ifstream(path)) {

@@ -4,19 +4,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <fstream>
 #include <set>
-
-#include <catch2/catch.hpp>
 
 #include "test/support/harness.hpp"
 
 namespace heddle::test {
 
 std::map<std::string, std::string> ptx_values(const PtxLaunch& l) {
-  return {{"file", l.file}, {"kernel", l.kernel}, {"grid", std::to_string(l.ctas)},
-          {"block", std::to_string(l.threads)}, {"args", l.args}, {"smem", std::to_string(l.smem)}};
+  return {{"file", l.file}, {"kernel", l.kernel}, {"grid", l.grid.empty() ? std::to_string(l.ctas) : l.grid},
+          {"block", std::to_string(l.threads)}, {"cluster", l.cluster}, {"args", l.args},
+          {"smem", std::to_string(l.smem)}};
 }
 
 std::string build_ptx(const PtxLaunch& l) {
@@ -49,18 +47,26 @@ std::string write_ptx(const std::string& text) {
   return path;
 }
 
-std::string u32_hex(const std::vector<std::uint32_t>& values) {
-  std::string hex;
-  for (std::uint32_t v : values)
-    for (int b = 0; b < 4; ++b) hex += fmt::format("{:02x}", (v >> (8 * b)) & 0xff);
-  return hex;
-}
-
-std::string final_out(const PtxLaunch& l) {
-  Outcomes o = outcomes(build_ptx(l), ptx_values(l), RunConfig{});
-  REQUIRE(o.verdicts == std::set<std::string>{"ok"});
-  REQUIRE(o.final_states.size() == 1);
-  return *o.final_states.begin();
+std::string ptx_entry(const std::string& name, const std::string& body,
+                      const std::vector<std::string>& params, const std::string& directives) {
+  std::string decls, loads;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    decls += fmt::format("{}.param .u64 {}_param", i ? ", " : "", params[i]);
+    loads += fmt::format("  ld.param.u64 %rd{}, [{}_param];\n", i + 1, params[i]);
+  }
+  return fmt::format(R"(.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry {}({}){}
+{{
+  .reg .pred %p<4>;
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<16>;
+{}{}
+}}
+)",
+                     name, decls, directives, loads, body);
 }
 
 long line_of(const std::string& text, const std::string& marker) {

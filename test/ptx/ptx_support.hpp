@@ -18,6 +18,8 @@ struct PtxLaunch {
   std::string args;  // space-separated NAME=SPEC
   int ctas = 1;
   int smem = 0;  // --smem: dynamic shared memory bytes
+  std::string cluster = "";  // --cluster X[,Y,Z] ("": none)
+  std::string grid = "";     // --grid X[,Y,Z] when not 1-d ("": `ctas`)
 };
 
 /// The front end's parameter values for `l` (what `heddle run --ptx` passes).
@@ -32,6 +34,12 @@ std::string u32_hex(const std::vector<std::uint32_t>& values);
 std::string final_out(const PtxLaunch& l);
 /// Writes `text` to a fresh temporary .ptx file and returns its path.
 std::string write_ptx(const std::string& text);
+/// A module with one entry `name` taking u64 parameters `params` (NAME_param),
+/// loaded into %rd1, %rd2, ... in order; %p<4>, %r<16>, %rd<16>, %rs<4>
+/// declared; `directives` follow the parameter list.
+std::string ptx_entry(const std::string& name, const std::string& body,
+                      const std::vector<std::string>& params = {"out"},
+                      const std::string& directives = "");
 /// Little-endian hex of u32 values, as the front end observes a buffer.
 std::string u32_hex(const std::vector<std::uint32_t>& values);
 /// The one final state of every execution of `l`, which must all be ok.

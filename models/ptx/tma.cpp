@@ -1,0 +1,132 @@
+// cp.async.bulk.tensor (PTX ISA 9.7.9.25.5.1): TMA loads, multicast loads
+// and stores of tiles of 1 to 5 dimensions, on models/gpu's tensor_load,
+// tensor_load_multicast and tensor_store; cp.async.bulk.prefetch(.tensor)
+// (9.7.9.25.4.4, 9.7.9.25.5.3), which only warms the L2 cache: no memory
+// effect, nothing to order. An .L2::cache_hint operand is read past: a
+// cache policy changes no value and no ordering.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <vector>
+
+#include "models/gpu/multicast.hpp"
+#include "models/gpu/reduce.hpp"
+#include "models/ptx/tensormap.hpp"
+#include "models/ptx/warp.hpp"
+
+namespace heddle::ptx {
+namespace {
+
+const Type kU32{Type::Kind::u, 4};
+
+// The tile dimensionality of a TMA opcode (.1d ... .5d).
+std::size_t tile_dims(const Instr& in) {
+  for (const std::string& m : in.mods)
+    if (m.size() == 2 && m[1] == 'd' && m[0] >= '1' && m[0] <= '5') return static_cast<std::size_t>(m[0] - '0');
+  throw ModelError(fmt::format("`{}`: name the tile's dimensions (.1d to .5d)", in.opcode), in.loc);
+}
+
+// The box coordinates (TmaDesc c0, c1) of the op's element coordinates and
+// the box's bytes, from the shape the front end keeps in the tensormap.
+std::pair<std::uint32_t, std::uint32_t> box_of(Warp& w, const Instr& in, const Arg& a, int lane,
+                                               const gpu::TensorMap& map, std::uint32_t& bytes) {
+  const std::byte* raw = map.region().bytes() + map.first();
+  TensorShape s = decode_shape(raw);
+  gpu::TmaDesc d;
+  std::memcpy(&d, raw, sizeof d);
+  bytes = d.box_bytes;
+  const std::size_t n = tile_dims(in);
+  if (a.elems.size() != n)
+    throw ModelError(fmt::format("`{}` gives {} coordinates for a {}-d tile", in.opcode, a.elems.size(), n),
+                     in.loc);
+  std::uint32_t c[5] = {};
+  for (std::size_t k = 0; k < n; ++k) c[k] = static_cast<std::uint32_t>(w.value(a.elems[k], lane, kU32));
+  if (std::string why = shape_problem(s); !why.empty())
+    throw ModelError(fmt::format("`{}`: tensormap {}: {}", in.opcode, map.region().name(), why), in.loc);
+  return box_coordinates(s, c, n, map.region().name(), in.loc);
+}
+
+gpu::Span shared_span(Warp& w, const Instr& in, const Arg& a, int lane, std::uint32_t bytes) {
+  Instr shared = in;
+  shared.space = Space::shared;
+  auto [r, off] = w.memory(shared, a, lane, Space::shared, bytes);
+  return gpu::Span{r, off, bytes};
+}
+
+// .multicast::cluster (PTX ISA 9.7.9.25.5.1): the box goes to the same
+// CTA-relative offset of each CTA in ctaMask, completing on the mbarrier at
+// the same offset there; the issuing CTA's own address names the offsets.
+void multicast_load(Warp& w, const Instr& in, int lane, const gpu::TensorMap& map, std::uint32_t c0,
+                    std::uint32_t c1, std::uint32_t bytes) {
+  const int ctas = w.state.launch().ctas();
+  auto [dst_cta, dst_off] = shared_target(w, in, in.args.at(0), lane);
+  auto [bar_cta, bar_off] = shared_target(w, in, in.args.at(2), lane);
+  (void)dst_cta, (void)bar_cta;
+  const auto mask = static_cast<std::uint16_t>(w.value(in.args.at(3), lane, Type{Type::Kind::b, 2}));
+  const int size = w.state.launch().cluster_size(), base = w.thread.cta - w.thread.cta % size;
+  std::vector<gpu::Span> dst;
+  std::vector<gpu::Mbarrier*> bars(static_cast<std::size_t>(ctas), nullptr);
+  for (int c = 0; c < ctas; ++c) {
+    auto [r, off] = w.state.resolve(Space::shared, dst_off, bytes, c, in);
+    dst.push_back(gpu::Span{r, off, bytes});
+  }
+  for (int r = 0; r < size && r < 16; ++r)
+    if (mask >> r & 1u) bars[static_cast<std::size_t>(base + r)] = &mbarrier_at(w, in, base + r, bar_off);
+  gpu::tensor_load_multicast(dst, map, c0, c1, gpu::PerCta<gpu::Mbarrier*>(bars), mask, in.loc);
+}
+
+}  // namespace
+
+void replace_field(Warp& w, const Instr& in, std::uint32_t exec) {  // once per lane
+  const Space space = in.has("shared::cta") ? Space::shared : Space::global;
+  for (int l = 0; l < 32; ++l) {
+    if (!(exec >> l & 1)) continue;
+    gpu::TensorMap map = tensormap(w, in, in.args.at(0), l, space);
+    if (in.has("global_address")) {
+      gpu::tensormap_replace_global_address(map, w.value(in.args.at(1), l, Type{Type::Kind::u, 8}), in.loc);
+      continue;
+    }
+    // PTX ISA 9.7.9.27: a weak generic write of the whole 1024-bit object.
+    map.region().access(map.first(), 128, true, Proxy::generic, "tensormap.replace", in.loc);
+    const auto ord = static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32));
+    const std::uint64_t v = w.value(in.args.at(2), l, Type{Type::Kind::u, 8});
+    const std::uint32_t limit = in.has("global_stride") ? 4 : 5;
+    if (ord >= limit || v > 0xffffffffull || (in.has("element_stride") && v != 1))
+      throw ModelError(fmt::format("`{}`: field {} = {} is not modelled ({}element strides other "
+                                   "than 1 are not)",
+                                   in.opcode, ord, v, in.has("global_stride") ? "ord 0 to 3; " : "ord 0 to 4; "),
+                       in.loc);
+    std::byte* raw = map.region().bytes() + map.first();
+    TensorShape s = decode_shape(raw);
+    const auto value = static_cast<std::uint32_t>(v);
+    if (in.has("global_dim")) s.dims[ord] = value;
+    if (in.has("box_dim")) s.box[ord] = value;
+    if (in.has("global_stride")) s.strides[ord] = value;
+    encode_shape(raw, s);  // the box grid follows; an op checks the whole shape
+  }
+}
+
+void run_tma(Warp& w, const Instr& in, std::uint32_t exec) {  // one copy per lane
+  if (in.op == Op::prefetch) return;  // L2 only: no memory effect
+  for (int l = 0; l < 32; ++l) {
+    if (!(exec >> l & 1)) continue;
+    const bool load = in.op == Op::tma_load;
+    const Arg& map_arg = in.args.at(load ? 1 : 0);
+    gpu::TensorMap map = tensormap(w, in, map_arg, l, Space::generic);
+    std::uint32_t bytes = 0;
+    auto [c0, c1] = box_of(w, in, map_arg, l, map, bytes);
+    if (load && in.has("multicast::cluster")) {
+      multicast_load(w, in, l, map, c0, c1, bytes);
+      continue;
+    }
+    gpu::Span smem = shared_span(w, in, in.args.at(load ? 0 : 1), l, bytes);
+    if (load)
+      gpu::tensor_load(smem, map, c0, c1, mbarrier(w, in, in.args.at(2), l), in.loc);
+    else if (in.op == Op::bulk_reduce)  // cp.reduce.async.bulk.tensor (PTX ISA 9.7.9.25.5.2)
+      gpu::tensor_reduce(map, c0, c1, smem, ptx_reduction(in), in.loc);
+    else
+      gpu::tensor_store(map, c0, c1, smem, in.loc);
+  }
+}
+
+}  // namespace heddle::ptx
