@@ -101,8 +101,7 @@ Slot Interp::param_atom(const nlohmann::json& atom, const Eqn& e) const {
   }
   if (atom.contains("lit")) {
     const auto& lit = atom.at("lit");
-    double x = lit.is_boolean() ? (lit.get<bool>() ? 1 : 0) : lit.get<double>();
-    return Value::scalar(parse_dtype(atom.value("dtype", "int32")), x);
+    return Value::scalar(parse_dtype(atom.value("dtype", "int32")), number(lit));
   }
   throw ModelError(fmt::format("{}: unexpected parameter {}", e.prim, atom.dump()), e.loc);
 }
