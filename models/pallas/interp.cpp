@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checker/engine/errors.hpp"
+#include "models/tpu/pipeline.hpp"
 
 namespace heddle::pallas {
 namespace {
@@ -71,6 +74,20 @@ std::pair<std::size_t, std::size_t> contiguous_range(const RefBinding& r, const 
   std::size_t first = elems.empty() ? 0 : static_cast<std::size_t>(elems[0]);
   region.check_bounds(first, elems.size(), e.loc);
   return {first, elems.size()};
+}
+
+tpu::Place strided_place(const RefBinding& r, Region& region, const Eqn& e) {
+  auto elems = r.elements();
+  if (elems.empty()) return tpu::Place{&region, 0, 0};
+  const auto [lo, hi] = std::minmax_element(elems.begin(), elems.end());
+  if (*lo < 0) region.check_bounds(region.size(), 1, e.loc);  // names the region and its size
+  region.check_bounds(static_cast<std::size_t>(*lo), static_cast<std::size_t>(*hi - *lo + 1), e.loc);
+  auto places = tpu::strided_runs(tpu::Place{&region, 0, region.size()}, elems);
+  if (places.size() != 1)
+    throw ModelError(fmt::format("{}: the view of {} is neither contiguous nor one strided box; "
+                                 "heddle's DMAs move equal runs evenly spaced", e.prim, r.name),
+                     e.loc);
+  return places.front();
 }
 
 const Value& as_value(const Slot& s, const Eqn& e) {
