@@ -1,4 +1,4 @@
-// Array primitives on small blocks: dot_general (the contraction of
+// Array primitives: slice, dot_general (the contraction of
 // jnp.dot / lax.dot_general, batch dimensions first in the output, then the
 // free dimensions of lhs, then those of rhs, as XLA defines it) and transpose.
 #include <fmt/format.h>
@@ -116,7 +116,32 @@ std::vector<Slot> transpose(Interp&, const Eqn& e, std::vector<Slot>& s) {
   return {r};
 }
 
+// lax.slice: elements start + i * stride below limit in each dimension.
+std::vector<Slot> slice(Interp&, const Eqn& e, std::vector<Slot>& s) {
+  const Value& v = as_value(s.at(0), e);
+  auto start = integers<std::int64_t>(e.params.at("start_indices"));
+  auto limit = integers<std::int64_t>(e.params.at("limit_indices"));
+  std::vector<std::int64_t> step(v.shape.size(), 1);
+  if (e.params.contains("strides") && !e.params.at("strides").is_null())
+    step = integers<std::int64_t>(e.params.at("strides"));
+  Shape out_shape;
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    if (d >= start.size() || d >= limit.size() || d >= step.size() || step[d] < 1 ||
+        start[d] < 0 || limit[d] > v.shape[d] || start[d] > limit[d])
+      throw ModelError(fmt::format("slice: dimension {} is out of range", d), e.loc);
+    out_shape.push_back((limit[d] - start[d] + step[d] - 1) / step[d]);
+  }
+  Value r = Value::filled(v.dtype, out_shape, 0);
+  for (std::int64_t o = 0; o < static_cast<std::int64_t>(r.data.size()); ++o) {
+    auto c = coords(o, out_shape);
+    for (std::size_t d = 0; d < c.size(); ++d) c[d] = start[d] + c[d] * step[d];
+    r.data[static_cast<std::size_t>(o)] = v.data[static_cast<std::size_t>(flat(c, v.shape))];
+  }
+  return {r};
+}
+
 const bool prims_array_registered = [] {
+  register_primitive("slice", slice);
   register_primitive("dot_general", dot_general);
   register_primitive("transpose", transpose);
   return true;
