@@ -34,6 +34,9 @@ CALLS = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr", "core_cal
 PASS_THROUGH = {"reshard", "sharding_constraint", "device_put", "pvary", "copy", "copy_p",
                 "optimization_barrier"}
 
+# Equations that keep the elements and their row-major order.
+RESHAPES = {"reshape", "squeeze", "expand_dims"}
+
 
 class EvaluationError(Exception):
     """A value a pallas_call needs could not be computed (the message says which)."""
@@ -121,8 +124,12 @@ class Evaluator:
         return [self.read(env, v) for v in jaxpr.outvars]
 
     def track(self, eqn):
-        """Origins flow through pass-through equations."""
-        if eqn.primitive.name in PASS_THROUGH and len(eqn.invars) == len(eqn.outvars) == 1:
+        """Origins flow through pass-through equations, and through reshapes
+        (the same elements in the same row-major order: expected values
+        compare flat)."""
+        if (eqn.primitive.name in PASS_THROUGH or eqn.primitive.name in RESHAPES) and \
+                len(eqn.outvars) == 1 and len(eqn.invars) >= 1 and \
+                not isinstance(eqn.invars[0], jax_core.Literal):
             o = self.origin.get(id(eqn.invars[0]))
             if o is not None:
                 self.origin[id(eqn.outvars[0])] = o

@@ -46,10 +46,23 @@ def _values(blocks):
     return [json_values(b) for b in blocks]
 
 
-def _grid_json(eqn, writer):
+def _grid(gm, bounds):
+    """The grid, its dynamic dimensions given by `bounds` (their operands' values)."""
+    dynamic = iter(bounds)
+    grid = []
+    for g in gm.grid:
+        if isinstance(g, int):
+            grid.append(int(g))
+            continue
+        values = {int(np.asarray(b).reshape(-1)[0]) for b in next(dynamic)}
+        if len(values) != 1:
+            raise ExportError(f"a dynamic grid bound differs between devices ({sorted(values)})")
+        grid.append(values.pop())
+    return grid
+
+
+def _grid_json(eqn, writer, bounds):
     gm = eqn.params["grid_mapping"]
-    if gm.num_dynamic_grid_bounds:
-        raise ExportError("dynamic grid bounds are not supported: give the grid as Python ints")
     tpu = eqn.params["compiler_params"].get("mosaic_tpu")
     sem = getattr(tpu, "dimension_semantics", None) if tpu is not None else None
     semantics = [str(s).lower().split(".")[-1] for s in sem] if sem else ["arbitrary"] * len(gm.grid)
@@ -63,7 +76,7 @@ def _grid_json(eqn, writer):
             dims.append(None if kind == "Squeezed" else int(d.block_size))
         blocks.append({"block_shape": dims, "array": aval_json(bm.array_aval),
                        "index_map": writer.jaxpr(bm.index_map_jaxpr), "origin": str(bm.origin)})
-    return {"grid": [int(g) for g in gm.grid], "dimension_semantics": semantics,
+    return {"grid": _grid(gm, bounds), "dimension_semantics": semantics,
             "num_index_operands": gm.num_index_operands, "num_inputs": gm.num_inputs,
             "num_outputs": gm.num_outputs, "num_scratch": gm.num_scratch_operands,
             "blocks": blocks}
@@ -106,11 +119,14 @@ def _describe_call(found, name, expected, options):
     eqn, mesh = found.eqn, found.mesh
     writer = Writer()
     kernel = eqn.params["jaxpr"]
-    operands = []
     for k, blocks in enumerate(found.operands):
         if isinstance(blocks, str):
             raise ExportError(f"operand {k} of the pallas_call at {_call_site(eqn)}: {blocks}")
-        operands.append({"aval": aval_json(eqn.invars[k].aval), "values": _values(blocks)})
+    # The first operands of a call with a dynamic grid are its bounds (known
+    # here: the grid is exported with their values).
+    n_bounds = eqn.params["grid_mapping"].num_dynamic_grid_bounds
+    operands = [{"aval": aval_json(eqn.invars[k].aval), "values": _values(blocks)}
+                for k, blocks in enumerate(found.operands) if k >= n_bounds]
     return {
         "format": FORMAT, "version": VERSION,
         "name": name,
@@ -119,7 +135,7 @@ def _describe_call(found, name, expected, options):
         "operands": operands,
         "outputs": [aval_json(a) for a in eqn.params["out_avals"]],
         "input_output_aliases": [list(p) for p in eqn.params["input_output_aliases"]],
-        "grid_mapping": _grid_json(eqn, writer),
+        "grid_mapping": _grid_json(eqn, writer, found.operands[:n_bounds]),
         "kernel": writer.jaxpr(kernel),
         "arg_names": _arg_names(kernel),
         "kernel_source": _kernel_source(kernel),
