@@ -102,7 +102,7 @@ def describe_all(fn, *args, name=None, expect=None, **options):
     docs = []
     for f in ev.found:
         label = base if len(ev.found) == 1 else f"{base}.{f.index}"
-        docs.append(_describe_call(f, label, expected[f.index], options))
+        docs.append(describe_call(f, label, expected[f.index], options))
     return docs
 
 
@@ -115,7 +115,8 @@ def describe(fn, *args, name=None, expect=None, **options):
     return docs[0]
 
 
-def _describe_call(found, name, expected, options):
+def describe_call(found, name, expected, options):
+    """The JSON description of one found pallas_call (evaluate.Found)."""
     eqn, mesh = found.eqn, found.mesh
     writer = Writer()
     kernel = eqn.params["jaxpr"]
@@ -242,7 +243,8 @@ def export_dir():
                                                                "heddle-pallas")
 
 
-def _write(doc, path):
+def write_doc(doc, path):
+    """Writes doc to path (None: a content-addressed file in export_dir())."""
     if path is None:
         path, text = _unique_path(doc, export_dir())
     else:
@@ -261,10 +263,10 @@ def export_all(fn, *args, path=None, name=None, expect=None, **options):
     paths = []
     for i, doc in enumerate(docs):
         p = path if path is None or i == 0 else re.sub(r"(\.json)?$", f".{i}.json", path, count=1)
-        paths.append(_write(doc, p))
+        paths.append(write_doc(doc, p))
     return paths
 
 
 def export(fn, *args, path=None, name=None, expect=None, **options):
     """Writes the description of fn's one pallas_call to `path` (see export_all)."""
-    return _write(describe(fn, *args, name=name, expect=expect, **options), path)
+    return write_doc(describe(fn, *args, name=name, expect=expect, **options), path)

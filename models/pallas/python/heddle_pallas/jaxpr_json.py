@@ -91,7 +91,10 @@ def memory_space_name(space, default="vmem") -> str:
 
 def source_json(eqn) -> dict | None:
     """The user's frame of an equation: file, line and function."""
-    frame = source_info_util.user_frame(eqn.source_info.traceback)
+    info = getattr(eqn, "source_info", None)
+    if info is None:
+        return None
+    frame = source_info_util.user_frame(info.traceback)
     if frame is None:
         return None
     return {"file": relative_path(frame.file_name), "line": frame.start_line,
