@@ -10,13 +10,16 @@ operands' values, exports the kernel (export.py's format) and explores it
 with heddle. Then:
 
 - `interpret_pallas_call.races.races_found` is heddle's verdict (a race in
-  any schedule), not the luck of JAX's one run, so a test asserting it sees
-  the same answer every run;
+  any schedule) for a call with `detect_races=True` (False otherwise, as in
+  JAX), not the luck of JAX's one run, so a test asserting it sees the
+  same answer every run;
 - a race or a deadlock that the test did not ask about (it never read
   `races_found`) fails the test with heddle's report;
 - a kernel heddle cannot take (a primitive it does not interpret, a kernel
-  on several devices) is recorded as refused, with the reason, and does
-  not fail the test. `pytest -rA` lists each test's kernels.
+  on several devices) is recorded as refused, with the reason, and any
+  other verdict (a model_error such as an out-of-bounds block, which JAX's
+  tests check their own way) is recorded: neither fails the test.
+  `pytest -rA` lists each test's kernels and verdicts.
 """
 from __future__ import annotations
 
@@ -43,14 +46,14 @@ class Checked:
 
 
 class _Races:
-    """Stands in for interpret mode's race state: remembers that it was read."""
+    """Stands in for interpret mode's race state: tells the session it was read."""
 
-    def __init__(self, found: bool, state):
-        self._found, self.read, self._state = found, False, state
+    def __init__(self, found: bool, state, session):
+        self._found, self._state, self._session = found, state, session
 
     @property
     def races_found(self):
-        self.read = True
+        self._session.asked = True
         return self._found
 
     def __getattr__(self, name):
@@ -63,6 +66,7 @@ class Session:
     def __init__(self, interp_module):
         self.interp = interp_module
         self.checked: list[Checked] = []
+        self.asked = False  # the test read races_found
         self.original = interp_module.interpret_pallas_call
 
     def install(self):
@@ -94,8 +98,9 @@ class Session:
             for f in (path, path[:-len(".json")] + ".cex.json"):
                 if os.path.exists(f):
                     os.remove(f)
-        race = result.verdict == "race"
-        self.interp.races = _Races(race, self.interp.races)
+        # As in JAX, races_found reports only for detect_races=True calls.
+        detect = bool(getattr(params.get("interpret_params"), "detect_races", False))
+        self.interp.races = _Races(detect and result.verdict == "race", self.interp.races, self)
 
     @staticmethod
     def export(params, values, name):
@@ -106,7 +111,8 @@ class Session:
         eqn = types.SimpleNamespace(params=params,
                                     invars=[types.SimpleNamespace(aval=a) for a in avals])
         found = Found(eqn, None, [[v] for v in values])
-        doc = describe_call(found, name, None, {})
+        cores = getattr(params.get("interpret_params"), "num_cores_or_threads_per_device", 1)
+        doc = describe_call(found, name, None, {"cores": int(cores or 1)})
         if _uses_devices(doc["kernel"]):
             raise ExportError("a kernel with remote DMAs or device ids needs every "
                                          "device's operands: not routed through heddle yet")
@@ -150,9 +156,7 @@ def pytest_runtest_call(item):
         item.add_report_section("call", "heddle", f"{c.name}: {c.verdict}\n{c.report}")
     if outcome.excinfo is not None:
         return
-    races = interp.races
-    asked = isinstance(races, _Races) and races.read
-    bugs = [c for c in session.checked if c.verdict not in ("verified", "refused", "no_bug_found")]
-    if bugs and not asked:
+    bugs = [c for c in session.checked if c.verdict in ("race", "deadlock")]
+    if bugs and not session.asked:
         outcome.force_exception(AssertionError(f"heddle: {bugs[0].name}: {bugs[0].verdict}\n"
                                                f"{bugs[0].report}"))
