@@ -112,8 +112,10 @@ def census(name, make, limit):
             continue
         took = time.monotonic() - start
         verdict = r.verdict + ("" if r.exhaustive or r.verdict != "no_bug_found" else " (budget)")
+        bug = next((line for line in r.report.splitlines()
+                    if line.startswith(r.verdict + ":")), "")
         same = "not compared: " + why_no_jax if want is None else (
-            "yes" if r.code == 0 else "see report")
+            "yes" if r.code == 0 else bug[:110] or "see report")
         rows.append([name, "exported", os.path.basename(p), verdict,
                      str(r.summary.get("executions", "")), f"{took:.1f} s", same])
     return rows
