@@ -30,6 +30,14 @@ if ! .venv/bin/python -c "import jax, pytest, absl; assert jax.__version__ == '$
     echo "setup: warning: could not install JAX into .venv; the Pallas pytest suite will be skipped" >&2
   fi
 fi
+# heddle_pallas itself, editable, so pytest finds it (and its --heddle
+# plugin) without a path hack; installed when missing, like JAX.
+if [ -x .venv/bin/python ] && ! .venv/bin/python -c "import heddle_pallas.plugin" 2>/dev/null; then
+  echo "setup: installing heddle_pallas (models/pallas/python) into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps \
+    -e models/pallas/python >/dev/null ||
+    echo "setup: warning: could not install heddle_pallas into .venv" >&2
+fi
 if [ ! -f build/build.ninja ]; then
   meson setup build --buildtype=release >/dev/null
 fi

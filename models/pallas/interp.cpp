@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checker/engine/errors.hpp"
+#include "models/tpu/pipeline.hpp"
 
 namespace heddle::pallas {
 namespace {
@@ -73,6 +76,20 @@ std::pair<std::size_t, std::size_t> contiguous_range(const RefBinding& r, const 
   return {first, elems.size()};
 }
 
+tpu::Place strided_place(const RefBinding& r, Region& region, const Eqn& e) {
+  auto elems = r.elements();
+  if (elems.empty()) return tpu::Place{&region, 0, 0};
+  const auto [lo, hi] = std::minmax_element(elems.begin(), elems.end());
+  if (*lo < 0) region.check_bounds(region.size(), 1, e.loc);  // names the region and its size
+  region.check_bounds(static_cast<std::size_t>(*lo), static_cast<std::size_t>(*hi - *lo + 1), e.loc);
+  auto places = tpu::strided_runs(tpu::Place{&region, 0, region.size()}, elems);
+  if (places.size() != 1)
+    throw ModelError(fmt::format("{}: the view of {} is neither contiguous nor one strided box; "
+                                 "heddle's DMAs move equal runs evenly spaced", e.prim, r.name),
+                     e.loc);
+  return places.front();
+}
+
 const Value& as_value(const Slot& s, const Eqn& e) {
   if (const auto* v = std::get_if<Value>(&s)) return *v;
   throw ModelError(fmt::format("{}: expected an array operand, got a ref", e.prim), e.loc);
@@ -101,8 +118,7 @@ Slot Interp::param_atom(const nlohmann::json& atom, const Eqn& e) const {
   }
   if (atom.contains("lit")) {
     const auto& lit = atom.at("lit");
-    double x = lit.is_boolean() ? (lit.get<bool>() ? 1 : 0) : lit.get<double>();
-    return Value::scalar(parse_dtype(atom.value("dtype", "int32")), x);
+    return Value::scalar(parse_dtype(atom.value("dtype", "int32")), number(lit));
   }
   throw ModelError(fmt::format("{}: unexpected parameter {}", e.prim, atom.dump()), e.loc);
 }

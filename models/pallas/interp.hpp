@@ -115,6 +115,10 @@ Region& region_here(const ThreadContext& c, const RefBinding& r);
 /// contiguous range in `region` (bounds-checked); ModelError otherwise.
 std::pair<std::size_t, std::size_t> contiguous_range(const RefBinding& r, const Region& region,
                                                      const Eqn& e);
+/// The place of memory view `r` in `region` that one TPU DMA moves: a
+/// contiguous range or a strided box (equal runs, evenly spaced), bounds-
+/// checked; ModelError for any other view.
+tpu::Place strided_place(const RefBinding& r, Region& region, const Eqn& e);
 /// Mosaic GPU axis_index: the coordinate along grid, cluster or thread axes.
 std::int64_t gpu_axis_index(const ThreadContext& c, const nlohmann::json& names, const Eqn& e);
 

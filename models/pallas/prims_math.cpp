@@ -187,6 +187,21 @@ const bool prims_math_registered = [] {
   unary("copy_p", [](double a, DType) { return a; });
   unary("floor", [](double a, DType) { return std::floor(a); });
   unary("ceil", [](double a, DType) { return std::ceil(a); });
+  // Transcendentals: the C library's double result rounded to float32 (XLA's
+  // own approximations may differ in the last place: compare with care).
+  unary("exp", [](double a, DType) { return std::exp(a); });
+  unary("exp2", [](double a, DType) { return std::exp2(a); });
+  unary("log", [](double a, DType) { return std::log(a); });
+  unary("log1p", [](double a, DType) { return std::log1p(a); });
+  unary("expm1", [](double a, DType) { return std::expm1(a); });
+  unary("tanh", [](double a, DType) { return std::tanh(a); });
+  unary("logistic", [](double a, DType) { return 1 / (1 + std::exp(-a)); });
+  unary("sqrt", [](double a, DType) { return std::sqrt(a); });
+  unary("rsqrt", [](double a, DType) { return 1 / std::sqrt(a); });
+  unary("sin", [](double a, DType) { return std::sin(a); });
+  unary("cos", [](double a, DType) { return std::cos(a); });
+  unary("erf", [](double a, DType) { return std::erf(a); });
+  binary("pow", [](double a, double b, DType) { return std::pow(a, b); });
   register_primitive("integer_pow", [](Interp&, const Eqn& e, std::vector<Slot>& s) {
     Value v = as_value(s.at(0), e);
     int y = integer<int>(e.params.at("y"));

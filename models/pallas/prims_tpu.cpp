@@ -67,13 +67,11 @@ tpu::Sem one_sem(Interp& in, const json& ref, const json& transforms, const Eqn&
   return r.sems.at(static_cast<std::size_t>(r.offset));
 }
 
-// The contiguous byte range a DMA moves, on (device, core).
+// The (strided) range a DMA moves, on (device, core).
 tpu::Place place_of(const RefBinding& r, std::uint32_t device, std::uint32_t core, const Eqn& e) {
   if (r.kind != RefBinding::Kind::memory)
     throw ModelError(fmt::format("{}: {} is a semaphore, not memory", e.prim, r.name), e.loc);
-  Region& reg = region_of(*r.alloc, device, core);
-  auto [first, count] = contiguous_range(r, reg, e);
-  return tpu::Place{&reg, first, count};
+  return strided_place(r, region_of(*r.alloc, device, core), e);
 }
 
 // Marks the DMAs whose signals a wait of `value` bytes on `sem` consumed

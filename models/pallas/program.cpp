@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <limits>
 
 #include "checker/engine/errors.hpp"
 #include "models/pallas/interp.hpp"
@@ -26,8 +27,7 @@ Aval parse_aval(const json& j) {
 Value literal_value(const json& lit, const std::string& dtype) {
   DType d = parse_dtype(dtype);
   if (lit.is_array()) throw std::invalid_argument("array literals are not supported");
-  double x = lit.is_boolean() ? (lit.get<bool>() ? 1 : 0) : lit.get<double>();
-  return Value::scalar(d, x);
+  return Value::scalar(d, number(lit));
 }
 
 Atom parse_atom(const json& j) {
@@ -49,7 +49,7 @@ Value array_value(const json& values, const Aval& aval) {
     if (x.is_array()) {
       for (const auto& e : x) walk(e);
     } else {
-      flat.push_back(x.is_boolean() ? (x.get<bool>() ? 1 : 0) : x.get<double>());
+      flat.push_back(number(x));
     }
   };
   walk(values);
@@ -104,7 +104,12 @@ std::shared_ptr<Jaxpr> parse_jaxpr(const json& j) {
 }
 
 std::vector<std::vector<double>> per_device(const json& j) {
-  return j.get<std::vector<std::vector<double>>>();
+  std::vector<std::vector<double>> out;
+  for (const auto& device : j) {
+    auto& values = out.emplace_back();
+    for (const auto& x : device) values.push_back(number(x));
+  }
+  return out;
 }
 
 void parse_grid(const json& g, Program& p) {
@@ -187,12 +192,23 @@ Program parse_program(const json& j, const std::string& path) {
   }
   if (j.contains("expected_outputs") && !j.at("expected_outputs").is_null()) {
     std::vector<std::vector<std::vector<double>>> e;
-    for (const auto& o : j.at("expected_outputs")) e.push_back(per_device(o));
+    for (const auto& o : j.at("expected_outputs"))
+      e.push_back(o.is_null() ? std::vector<std::vector<double>>{} : per_device(o));
     p.expected = std::move(e);
   }
   return p;
 }
 }  // namespace
+
+double number(const json& j) {
+  if (j.is_boolean()) return j.get<bool>() ? 1 : 0;
+  if (j.is_number()) return j.get<double>();
+  if (j == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (j == "inf") return std::numeric_limits<double>::infinity();
+  if (j == "-inf") return -std::numeric_limits<double>::infinity();
+  throw std::invalid_argument("expected a number (or \"nan\", \"inf\", \"-inf\"), got " +
+                              j.dump().substr(0, 40));
+}
 
 const Jaxpr& Eqn::sub(const std::string& param, std::size_t i) const {
   auto it = subs.find(param);

@@ -19,7 +19,7 @@ namespace heddle::pallas {
 
 /// The exporter's format name and the version this interpreter reads.
 inline constexpr const char* kFormat = "heddle-pallas";
-inline constexpr int kVersion = 2;  // 2 added Mosaic GPU kernels
+inline constexpr int kVersion = 3;  // 3: NaN/Inf as strings, null expected outputs; 2: Mosaic GPU
 
 /// The abstract value of a variable: an array, or a ref to one in a memory space.
 struct Aval {
@@ -105,11 +105,18 @@ struct Program {
   Jaxpr kernel;
   std::vector<std::string> arg_names;   // the kernel function's parameters
   std::source_location kernel_loc;
-  std::optional<std::vector<std::vector<std::vector<double>>>> expected;  // [output][device][i]
+  /// [output][device][i]; an output with no expected values (the function
+  /// does not return it) has an empty vector.
+  std::optional<std::vector<std::vector<std::vector<double>>>> expected;
   bool gpu = false;                     // a Mosaic GPU kernel ("kind": "mosaic_gpu")
   GpuMesh gpu_mesh;                     // gpu: the launch
   std::vector<std::optional<std::size_t>> operand_output;  // gpu: operand k is output n
 };
+
+/// The number `j` holds: a JSON number, a boolean (1 or 0), or one of the
+/// strings "nan", "inf", "-inf" (JSON has no such numbers; format 3).
+/// std::invalid_argument for anything else.
+double number(const nlohmann::json& j);
 
 /// The integer `j` holds, as T; std::invalid_argument when it holds anything
 /// else (nlohmann's get<T>() would cast a float, undefined past T's range).

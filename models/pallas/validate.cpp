@@ -93,6 +93,23 @@ void check_blocks(const Program& p) {
   }
 }
 
+// Expected outputs: none, or per output none or one list per device of the
+// output's size (the TPU route; the GPU route has one device).
+void check_expected(const Program& p, std::uint32_t devices) {
+  if (!p.expected) return;
+  if (p.expected->size() > p.outputs.size())
+    bad(p, fmt::format("{} expected outputs for {} outputs", p.expected->size(), p.outputs.size()));
+  for (std::size_t k = 0; k < p.expected->size(); ++k) {
+    const auto& per = (*p.expected)[k];
+    std::int64_t n = 1;
+    for (auto d : p.outputs[k].shape) n *= d;
+    bool ok = per.empty() || per.size() == devices;
+    for (const auto& v : per) ok = ok && static_cast<std::int64_t>(v.size()) == n;
+    if (!ok)
+      bad(p, fmt::format("expected output {} needs {} device(s) of {} values", k, devices, n));
+  }
+}
+
 // A Mosaic GPU launch: its CTAs and threads fit heddle's thread limit, and
 // every output is one of the kernel's operands.
 void check_gpu(const Program& p) {
@@ -117,6 +134,7 @@ void validate(const Program& p) {
     check_gpu(p);
     for (const auto& a : p.operands) check_aval(p, a, "an operand");
     check_jaxpr(p, p.kernel, {});
+    check_expected(p, 1);
     return;
   }
   check_sizes(p);
@@ -128,6 +146,7 @@ void validate(const Program& p) {
   }
   check_blocks(p);
   check_jaxpr(p, p.kernel, {});
+  check_expected(p, p.devices);
 }
 
 }  // namespace heddle::pallas

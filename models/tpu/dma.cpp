@@ -13,16 +13,24 @@ Access sem_access(const TpuSemaphore& s, bool write) { return Access{s.id(), 0, 
 // Reads a place as the running agent (race-checked) into `out`.
 void read_place(const Place& p, const char* op, std::source_location loc,
                 std::vector<std::byte>& out) {
-  p.region->access(p.first, p.count, false, Proxy::generic, op, loc);
-  const std::size_t es = p.region->elem_size();
-  out.assign(p.region->bytes() + p.first * es, p.region->bytes() + (p.first + p.count) * es);
+  const std::size_t es = p.region->elem_size(), n = p.run_size();
+  out.clear();
+  out.reserve(p.count * es);
+  for (std::size_t i = 0; i < p.runs(); ++i) {
+    p.region->access(p.run_first(i), n, false, Proxy::generic, op, loc);
+    const std::byte* at = p.region->bytes() + p.run_first(i) * es;
+    out.insert(out.end(), at, at + n * es);
+  }
 }
 
 // Writes `bytes` to a place as the running agent (race-checked).
 void write_place(const Place& p, const char* op, std::source_location loc,
                  const std::vector<std::byte>& bytes) {
-  p.region->access(p.first, p.count, true, Proxy::generic, op, loc);
-  std::memcpy(p.region->bytes() + p.first * p.region->elem_size(), bytes.data(), bytes.size());
+  const std::size_t es = p.region->elem_size(), n = p.run_size();
+  for (std::size_t i = 0; i < p.runs(); ++i) {
+    p.region->access(p.run_first(i), n, true, Proxy::generic, op, loc);
+    std::memcpy(p.region->bytes() + p.run_first(i) * es, bytes.data() + i * n * es, n * es);
+  }
 }
 
 void drop_pending(TpuSemaphore& s, const DmaRecord* r) {
@@ -76,6 +84,8 @@ std::string place_text(const Place& p) {
   const std::string& name = p.region->name();
   if (p.first == 0 && p.count == p.region->size()) return name;
   if (p.count == 1) return fmt::format("{}[{}]", name, p.first);
+  if (p.strided())  // runs of `run` elements every `stride`: "x_hbm[0:8 +16 x4]"
+    return fmt::format("{}[{}:{} +{} x{}]", name, p.first, p.first + p.run, p.stride, p.runs());
   return fmt::format("{}[{}:{}]", name, p.first, p.first + p.count);
 }
 
@@ -118,9 +128,10 @@ void check_copy_places(const char* op, const Place& src, const Place& dst,
                                  src.region->name(), src.count, dst.region->name(), dst.count),
                      loc);
   for (const Place* pl : {&src, &dst})  // regions do not check bounds: the places must
-    if (pl->first > pl->region->size() || pl->count > pl->region->size() - pl->first)
+    if (pl->first > pl->region->size() || pl->count > pl->region->size() - pl->first ||
+        pl->end() > pl->region->size())
       throw ModelError(fmt::format("{}: elements [{}, {}) are outside {} ({} elements)", op, pl->first,
-                                   pl->first + pl->count, pl->region->name(), pl->region->size()),
+                                   pl->end(), pl->region->name(), pl->region->size()),
                        loc);
   // The copy moves bytes: equal counts of unequal elements would overrun the smaller place.
   if (src.region->elem_size() != dst.region->elem_size())
@@ -145,7 +156,9 @@ AsyncCopy make_copy(const Place& src, const Place& dst, const Sem& sem, std::sou
 
 void AsyncCopy::start(std::source_location loc) {
   auto& mesh = Mesh::current();
-  Footprint all{signal_access(*sem_), dst_.access(true), src_.access(false)};
+  Footprint all{signal_access(*sem_)};
+  dst_.add_accesses(all, true);
+  src_.add_accesses(all, false);
   bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
   if (mesh.dma_order() == DmaOrder::eager)
     start_op("dma_start", *sem_, all, loc);
@@ -218,8 +231,10 @@ AsyncRemoteCopy make_remote_copy(const Place& src, const Place& dst, const Sem& 
 
 void AsyncRemoteCopy::start(std::source_location loc) {
   auto& mesh = Mesh::current();
-  Footprint send{signal_access(*send_sem_), src_.access(false)};
-  Footprint recv{signal_access(*recv_remote_), dst_.access(true)};
+  Footprint send{signal_access(*send_sem_)};
+  src_.add_accesses(send, false);
+  Footprint recv{signal_access(*recv_remote_)};
+  dst_.add_accesses(recv, true);
   const bool eager = mesh.dma_order() == DmaOrder::eager;
   const bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
   if (eager)

@@ -32,6 +32,14 @@ Allocation& allocate(Mesh& mesh, std::string name, Space space, std::size_t elem
   return a;
 }
 
+void Place::add_accesses(Footprint& fp, bool write) const {
+  const auto es = static_cast<std::uint32_t>(region->elem_size());
+  for (std::size_t i = 0; i < runs(); ++i) {
+    const auto lo = static_cast<std::uint32_t>(run_first(i)) * es;
+    fp.push_back(Access{region->id(), lo, lo + static_cast<std::uint32_t>(run_size()) * es, write});
+  }
+}
+
 Access Place::access(bool write) const {
   const auto es = static_cast<std::uint32_t>(region->elem_size());
   return Access{region->id(), static_cast<std::uint32_t>(first) * es,

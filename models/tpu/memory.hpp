@@ -31,13 +31,31 @@ struct Allocation {
 Allocation& allocate(Mesh& mesh, std::string name, Space space, std::size_t elem,
                      std::size_t count);
 
-/// One resolved byte range of one instance (what a DMA reads or writes).
+/// One resolved range of one instance (what a DMA reads or writes): `count`
+/// elements from `first`, contiguous, or, for a strided DMA (a block of a
+/// bigger array, as Mosaic issues one descriptor per block), runs of `run`
+/// elements, run i starting at first + i * stride.
 struct Place {
   Region* region = nullptr;
   std::size_t first = 0;  // elements
   std::size_t count = 0;
-  /// The footprint entry of this range (bytes), read or written.
+  std::size_t run = 0;     // elements per run; 0: one contiguous run of `count`
+  std::size_t stride = 0;  // elements between run starts (strided only)
+
+  bool strided() const noexcept { return run != 0 && run < count; }
+  /// Number of runs (1 when contiguous).
+  std::size_t runs() const noexcept { return strided() ? count / run : 1; }
+  /// Elements per run.
+  std::size_t run_size() const noexcept { return strided() ? run : count; }
+  /// First element of run i.
+  std::size_t run_first(std::size_t i) const noexcept { return first + i * (strided() ? stride : 0); }
+  /// One past the last element it touches.
+  std::size_t end() const noexcept { return run_first(runs() - 1) + run_size(); }
+  /// The footprint entry of a contiguous range (bytes), read or written.
   Access access(bool write) const;
+  /// Adds one footprint entry per run to `fp` (exact: two blocks of one
+  /// array side by side do not overlap).
+  void add_accesses(Footprint& fp, bool write) const;
 };
 
 /// A typed reference to (a slice of) an allocation. Unpinned, it names the

@@ -53,6 +53,30 @@ void after_body(const PipelineOperand& op, Buffers& b, std::size_t n, std::size_
 }
 }  // namespace
 
+std::vector<Place> strided_runs(const Place& array, const std::vector<std::int64_t>& elems) {
+  std::vector<Place> out;
+  std::size_t i = 0;
+  while (i < elems.size()) {  // one contiguous run [i, j)
+    std::size_t j = i + 1;
+    while (j < elems.size() && elems[j] == elems[j - 1] + 1) ++j;
+    const std::size_t run = j - i, first = array.first + static_cast<std::size_t>(elems[i]);
+    Place* last = out.empty() ? nullptr : &out.back();
+    const bool joins = last && last->run_size() == run &&
+                       first > last->first &&
+                       (last->runs() == 1 ? first - last->first >= run
+                                          : first == last->run_first(last->runs()));
+    if (joins) {
+      if (last->runs() == 1) last->stride = first - last->first;
+      last->run = run;
+      last->count += run;
+    } else {
+      out.push_back(Place{array.region, first, run});
+    }
+    i = j;
+  }
+  return out;
+}
+
 std::vector<GridPoint> grid_points(const GridPoint& grid, const std::vector<std::string>& semantics,
                                    std::uint32_t core, std::uint32_t cores) {
   const std::size_t split = split_dimension(grid, semantics, cores);
@@ -104,16 +128,12 @@ std::vector<std::int64_t> block_elements(const GridPoint& shape,
 Copies start_block_copies(const Place& array, const std::vector<std::int64_t>& elems,
                           const Place& buffer, const Sem& sem, bool in, std::source_location loc) {
   Copies copies;
-  std::size_t pos = buffer.first, i = 0;
-  while (i < elems.size()) {
-    std::size_t j = i + 1;
-    while (j < elems.size() && elems[j] == elems[j - 1] + 1) ++j;
-    Place h{array.region, array.first + static_cast<std::size_t>(elems[i]), j - i};
-    Place v{buffer.region, pos, j - i};
-    copies.push_back(in ? make_copy(h, v, sem, loc) : make_copy(v, h, sem, loc));
+  std::size_t pos = buffer.first;
+  for (const Place& runs : strided_runs(array, elems)) {
+    Place v{buffer.region, pos, runs.count};
+    copies.push_back(in ? make_copy(runs, v, sem, loc) : make_copy(v, runs, sem, loc));
     copies.back().start(loc);
-    pos += j - i;
-    i = j;
+    pos += runs.count;
   }
   return copies;
 }

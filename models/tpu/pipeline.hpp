@@ -35,12 +35,18 @@ std::vector<std::int64_t> block_elements(const GridPoint& shape,
                                          const GridPoint& index, const std::string& what,
                                          std::source_location loc);
 
+/// Elements `elems` (offsets from array.first, ascending) of `array` as
+/// strided places: each maximal sequence of equal, evenly spaced
+/// contiguous runs is one place, as Mosaic moves a block with one strided
+/// DMA descriptor. A 2-D block of a 2-D array is one place.
+std::vector<Place> strided_runs(const Place& array, const std::vector<std::int64_t>& elems);
+
 /// The started DMAs of one block copy.
 using Copies = std::vector<AsyncCopy>;
 
 /// Starts the DMAs that move elements `elems` of `array` (offsets from its
 /// first element) to (in) or from consecutive elements of `buffer`, all
-/// signalling `sem`: one DMA per contiguous run, as Mosaic issues them.
+/// signalling `sem`: one (strided) DMA per place of strided_runs.
 Copies start_block_copies(const Place& array, const std::vector<std::int64_t>& elems,
                           const Place& buffer, const Sem& sem, bool in, std::source_location loc);
 

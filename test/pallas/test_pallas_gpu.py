@@ -122,7 +122,7 @@ def test_export_describes_the_gpu_mesh_scratch_and_barriers():
     fn, args, _ = race_tests.CASES["multi_thread_gmem_to_smem_copy"](
         form="thread", a=False, b=True, c=False, d=False, e=False, f=False)
     doc = describe(fn, *args)
-    assert doc["kind"] == "mosaic_gpu" and doc["version"] == 2
+    assert doc["kind"] == "mosaic_gpu" and doc["version"] == 3
     assert doc["gpu_mesh"]["num_threads"] == 2 and doc["gpu_mesh"]["thread_name"] == "t"
     assert [o["output"] for o in doc["gpu_operands"]] in ([None, 0], [0, None])
     scoped = doc["kernel"]["eqns"][0]

@@ -6,7 +6,9 @@
 export(fn, *args) writes the kernel as JSON; check() exports it and runs
 `heddle run --pallas FILE` on it.
 """
-from heddle_pallas.export import ExportError, describe, export
+from heddle_pallas.export import (ExportError, describe, describe_all, export, export_all,
+                                  export_dir)
 from heddle_pallas.check import BugFound, Result, check, heddle_binary
 
-__all__ = ["BugFound", "ExportError", "Result", "check", "describe", "export", "heddle_binary"]
+__all__ = ["BugFound", "ExportError", "Result", "check", "describe", "describe_all", "export",
+           "export_all", "export_dir", "heddle_binary"]

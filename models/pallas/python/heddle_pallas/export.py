@@ -1,13 +1,16 @@
 """export(fn, *args) -> path: the pallas_call inside `fn`, as heddle's JSON.
 
-The user's function calls pallas_call, possibly inside shard_map over a
-device mesh (and inside jit). We trace it, find the pallas_call, map its
-operands back to the function's arguments (sliced per device as shard_map
-would), and write the kernel jaxpr with its grid, block specs, memory spaces
-and scratch shapes. Format: FORMAT, VERSION below; models/pallas/README.md.
+The user's function may be jitted, a functools.partial, a custom_vjp or
+custom_jvp function, a shard_map over a device mesh, and may make several
+pallas_calls (under vmap, scan or cond too). evaluate.py runs its jaxpr on
+the arguments and stops at each pallas_call with its operands' values (per
+device inside a shard_map); export_all writes one file per call, in program
+order, with the kernel jaxpr, its grid, block specs, memory spaces and
+scratch shapes. Format: FORMAT, VERSION below; models/pallas/README.md.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -17,68 +20,17 @@ import jax
 import numpy as np
 from jax._src import core as jax_core
 
+from heddle_pallas.evaluate import Evaluator, device_blocks
 from heddle_pallas.export_gpu import describe_gpu
-from heddle_pallas.jaxpr_json import Writer, aval_json, relative_path, source_json
+from heddle_pallas.jaxpr_json import Writer, aval_json, json_values, relative_path, source_json
 
 FORMAT = "heddle-pallas"
-VERSION = 2  # 2: Mosaic GPU kernels ("kind": "mosaic_gpu"); 1 files still load
+VERSION = 3  # 3: NaN/Inf as "nan"/"inf"/"-inf", null expected outputs; 2: Mosaic GPU
 MAX_VALUES = 1 << 16  # elements per operand and device written as input values
 
 
 class ExportError(Exception):
     """The function cannot be exported (the message says what to change)."""
-
-
-# Equations that move or annotate a value without changing it.
-_PASS_THROUGH = {"reshard", "sharding_constraint", "device_put", "pvary", "copy", "copy_p"}
-
-
-def _find_pallas_call(jaxpr, sources, mesh):
-    """Depth-first: (pallas_call eqn, sources of its operands, mesh, outer eqn chain)."""
-    sources = dict(sources)
-    for eqn in jaxpr.eqns:
-        name = eqn.primitive.name
-        if name in _PASS_THROUGH and len(eqn.invars) == 1 and len(eqn.outvars) == 1:
-            sources[eqn.outvars[0]] = _source(sources, eqn.invars[0])
-            continue
-        if name == "pallas_call":
-            return eqn, [_source(sources, a) for a in eqn.invars], mesh
-        sub, inner_mesh, specs = None, mesh, None
-        if name == "shard_map":
-            sub, inner_mesh, specs = eqn.params["jaxpr"], eqn.params["mesh"], eqn.params["in_specs"]
-        elif name in ("pjit", "closed_call", "core_call", "remat", "checkpoint"):
-            sub = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
-        if sub is None:
-            continue
-        sub = sub.jaxpr if isinstance(sub, jax_core.ClosedJaxpr) else sub
-        inner = {}
-        for k, (outer, v) in enumerate(zip(eqn.invars, sub.invars)):
-            src = _source(sources, outer)
-            if specs is not None and src[0] == "arg":
-                src = ("arg", src[1], specs[k])
-            inner[v] = src
-        found = _find_pallas_call(sub, inner, inner_mesh)
-        if found:
-            return found
-    return None
-
-
-def _source(sources, atom):
-    if isinstance(atom, jax_core.Literal):
-        return ("const", np.asarray(atom.val))
-    return sources.get(atom, ("computed", None))
-
-
-def _device_blocks(value, spec, mesh):
-    """The block of `value` each device of `mesh` holds (row-major device order)."""
-    value = np.asarray(value)
-    if mesh is None:
-        return [value]
-    if spec is None:
-        return [value] * mesh.devices.size
-    sharding = jax.sharding.NamedSharding(mesh, spec)
-    index = sharding.devices_indices_map(value.shape)
-    return [value[index[d]] for d in mesh.devices.flat]
 
 
 def _mesh_json(mesh):
@@ -89,15 +41,28 @@ def _mesh_json(mesh):
 
 
 def _values(blocks):
-    if any(b.size > MAX_VALUES for b in blocks):
+    if any(np.asarray(b).size > MAX_VALUES for b in blocks):
         return None
-    return [b.reshape(-1).tolist() for b in blocks]
+    return [json_values(b) for b in blocks]
 
 
-def _grid_json(eqn, writer):
+def _grid(gm, bounds):
+    """The grid, its dynamic dimensions given by `bounds` (their operands' values)."""
+    dynamic = iter(bounds)
+    grid = []
+    for g in gm.grid:
+        if isinstance(g, int):
+            grid.append(int(g))
+            continue
+        values = {int(np.asarray(b).reshape(-1)[0]) for b in next(dynamic)}
+        if len(values) != 1:
+            raise ExportError(f"a dynamic grid bound differs between devices ({sorted(values)})")
+        grid.append(values.pop())
+    return grid
+
+
+def _grid_json(eqn, writer, bounds):
     gm = eqn.params["grid_mapping"]
-    if gm.num_dynamic_grid_bounds:
-        raise ExportError("dynamic grid bounds are not supported: give the grid as Python ints")
     tpu = eqn.params["compiler_params"].get("mosaic_tpu")
     sem = getattr(tpu, "dimension_semantics", None) if tpu is not None else None
     semantics = [str(s).lower().split(".")[-1] for s in sem] if sem else ["arbitrary"] * len(gm.grid)
@@ -111,48 +76,78 @@ def _grid_json(eqn, writer):
             dims.append(None if kind == "Squeezed" else int(d.block_size))
         blocks.append({"block_shape": dims, "array": aval_json(bm.array_aval),
                        "index_map": writer.jaxpr(bm.index_map_jaxpr), "origin": str(bm.origin)})
-    return {"grid": [int(g) for g in gm.grid], "dimension_semantics": semantics,
+    return {"grid": _grid(gm, bounds), "dimension_semantics": semantics,
             "num_index_operands": gm.num_index_operands, "num_inputs": gm.num_inputs,
             "num_outputs": gm.num_outputs, "num_scratch": gm.num_scratch_operands,
             "blocks": blocks}
 
 
-def describe(fn, *args, name=None, expect=None, **options):
-    """The JSON description (a dict) of the pallas_call in fn(*args)."""
+def _function_name(fn):
+    """fn's name; a functools.partial or a jitted function by the function inside."""
+    while not hasattr(fn, "__name__") and hasattr(fn, "func"):
+        fn = fn.func
+    return getattr(fn, "__name__", "kernel")
+
+
+def describe_all(fn, *args, name=None, expect=None, **options):
+    """The JSON descriptions (dicts) of every pallas_call in fn(*args), in program order."""
     closed = jax.make_jaxpr(fn)(*args)
     flat_args = jax.tree_util.tree_leaves(args)
-    sources = {v: ("arg", i, None) for i, v in enumerate(closed.jaxpr.invars)}
-    found = _find_pallas_call(closed.jaxpr, sources, None)
-    if found is None:
-        return _describe_gpu(fn, closed, flat_args, name, expect)
-    eqn, operand_sources, mesh = found
+    ev = Evaluator()
+    ev.run(closed, [np.asarray(a) for a in flat_args])
+    base = name or _function_name(fn)
+    if not ev.found:
+        return [_describe_gpu(fn, closed, flat_args, base, expect)]
+    expected = _expected_per_call(expect, closed, ev)
+    docs = []
+    for f in ev.found:
+        label = base if len(ev.found) == 1 else f"{base}.{f.index}"
+        docs.append(describe_call(f, label, expected[f.index], options))
+    return docs
+
+
+def describe(fn, *args, name=None, expect=None, **options):
+    """The JSON description (a dict) of the one pallas_call in fn(*args)."""
+    docs = describe_all(fn, *args, name=name, expect=expect, **options)
+    if len(docs) > 1:
+        raise ExportError(f"the traced function makes {len(docs)} pallas_calls: use describe_all"
+                          " or export_all (check() checks them all)")
+    return docs[0]
+
+
+def describe_call(found, name, expected, options):
+    """The JSON description of one found pallas_call (evaluate.Found)."""
+    eqn, mesh = found.eqn, found.mesh
     writer = Writer()
     kernel = eqn.params["jaxpr"]
-    operands = []
-    for k, src in enumerate(operand_sources):
-        if src[0] == "arg":
-            blocks = _device_blocks(flat_args[src[1]], src[2], mesh)
-        elif src[0] == "const":
-            blocks = _device_blocks(src[1], None, mesh)
-        else:
-            raise ExportError(f"operand {k} of pallas_call is computed inside the traced function;"
-                              " pass it as an argument of the function you export")
-        operands.append({"aval": aval_json(eqn.invars[k].aval), "values": _values(blocks)})
-    doc = {
+    for k, blocks in enumerate(found.operands):
+        if isinstance(blocks, str):
+            raise ExportError(f"operand {k} of the pallas_call at {_call_site(eqn)}: {blocks}")
+    # The first operands of a call with a dynamic grid are its bounds (known
+    # here: the grid is exported with their values).
+    n_bounds = eqn.params["grid_mapping"].num_dynamic_grid_bounds
+    operands = [{"aval": aval_json(eqn.invars[k].aval), "values": _values(blocks)}
+                for k, blocks in enumerate(found.operands) if k >= n_bounds]
+    return {
         "format": FORMAT, "version": VERSION,
-        "name": name or getattr(fn, "__name__", "kernel"),
+        "name": name,
         "mesh": _mesh_json(mesh),
         "cores": int(options.get("cores", 1)),
         "operands": operands,
         "outputs": [aval_json(a) for a in eqn.params["out_avals"]],
         "input_output_aliases": [list(p) for p in eqn.params["input_output_aliases"]],
-        "grid_mapping": _grid_json(eqn, writer),
+        "grid_mapping": _grid_json(eqn, writer, found.operands[:n_bounds]),
         "kernel": writer.jaxpr(kernel),
         "arg_names": _arg_names(kernel),
         "kernel_source": _kernel_source(kernel),
-        "expected_outputs": _expected(expect, closed, mesh),
+        "call_source": source_json(eqn),
+        "expected_outputs": expected,
     }
-    return doc
+
+
+def _call_site(eqn):
+    s = source_json(eqn)
+    return f"{s['file']}:{s['line']}" if s else "an unknown line"
 
 
 def _describe_gpu(fn, closed, flat_args, name, expect):
@@ -209,25 +204,69 @@ def _kernel_source(kernel):
     return None
 
 
-def _expected(expect, closed, mesh):
-    """Per output, per device, the values the kernel must leave (from JAX's run)."""
+def _expected_per_call(expect, closed, ev):
+    """expect= (the function's results) as each call's expected outputs:
+    [call][output][device][element], None where nothing is expected."""
+    per_call = [None] * len(ev.found)
     if expect is None:
-        return None
-    outs = expect if isinstance(expect, (tuple, list)) else [expect]
-    specs = [None] * len(outs)
-    for eqn in closed.jaxpr.eqns:
-        if eqn.primitive.name == "shard_map":
-            specs = list(eqn.params["out_specs"])
-    return [_values(_device_blocks(o, s, mesh)) for o, s in zip(outs, specs)]
+        return per_call
+    outs = jax.tree_util.tree_leaves(expect)
+    if len(outs) != len(closed.jaxpr.outvars):
+        raise ExportError(f"expect= has {len(outs)} arrays, the function returns "
+                          f"{len(closed.jaxpr.outvars)}")
+    for i, (want, var) in enumerate(zip(outs, closed.jaxpr.outvars)):
+        origin = None if isinstance(var, jax_core.Literal) else ev.origin.get(id(var))
+        if origin is None:
+            raise ExportError(f"result {i} of the function is not a pallas_call's output (it is "
+                              "computed after the kernel); heddle compares only what a kernel "
+                              "writes: return the pallas_call's outputs, or pass expect=None")
+        found = ev.found[origin.call]
+        if per_call[origin.call] is None:
+            per_call[origin.call] = [None] * len(found.eqn.outvars)
+        blocks = device_blocks(want, origin.spec, found.mesh)
+        per_call[origin.call][origin.output] = _values(blocks)
+    return per_call
+
+
+def _unique_path(doc, directory):
+    """A content-addressed file in `directory`: the same kernel, the same file."""
+    text = json.dumps(doc, indent=None, separators=(",", ":"), allow_nan=False)
+    digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", doc["name"])[:80]
+    os.makedirs(directory, exist_ok=True)
+    return os.path.join(directory, f"{safe}-{digest}.json"), text
+
+
+def export_dir():
+    """Where exports without a path go: $HEDDLE_PALLAS_DIR, else <tmp>/heddle-pallas."""
+    return os.environ.get("HEDDLE_PALLAS_DIR") or os.path.join(tempfile.gettempdir(),
+                                                               "heddle-pallas")
+
+
+def write_doc(doc, path):
+    """Writes doc to path (None: a content-addressed file in export_dir())."""
+    if path is None:
+        path, text = _unique_path(doc, export_dir())
+    else:
+        text = json.dumps(doc, indent=None, separators=(",", ":"), allow_nan=False)
+    with open(path, "w") as f:
+        f.write(text + "\n")
+    return path
+
+
+def export_all(fn, *args, path=None, name=None, expect=None, **options):
+    """Writes every pallas_call of fn(*args), in program order; returns their paths.
+
+    path: the file of the first call (the others get .1.json, .2.json, ...);
+    None: content-addressed files in export_dir(), rewritten, not piled up."""
+    docs = describe_all(fn, *args, name=name, expect=expect, **options)
+    paths = []
+    for i, doc in enumerate(docs):
+        p = path if path is None or i == 0 else re.sub(r"(\.json)?$", f".{i}.json", path, count=1)
+        paths.append(write_doc(doc, p))
+    return paths
 
 
 def export(fn, *args, path=None, name=None, expect=None, **options):
-    """Writes the description of fn's pallas_call to `path` (a temp file if None)."""
-    doc = describe(fn, *args, name=name, expect=expect, **options)
-    if path is None:
-        fd, path = tempfile.mkstemp(prefix="heddle-pallas-", suffix=".json")
-        os.close(fd)
-    with open(path, "w") as f:
-        json.dump(doc, f, indent=None, separators=(",", ":"))
-        f.write("\n")
-    return path
+    """Writes the description of fn's one pallas_call to `path` (see export_all)."""
+    return write_doc(describe(fn, *args, name=name, expect=expect, **options), path)

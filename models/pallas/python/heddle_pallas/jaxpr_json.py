@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import os
 
 import numpy as np
@@ -15,6 +16,31 @@ from jax import tree_util
 from jax._src import core as jax_core
 from jax._src import source_info_util
 from jax._src.state import indexing
+
+
+def _finite(x):
+    """A JSON-safe number: NaN and infinities as the strings "nan", "inf", "-inf"."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def json_values(value) -> list:
+    """A numpy array's elements as a flat JSON list, row-major, with NaN and
+    infinities written as strings (JSON has no such numbers)."""
+    flat = np.asarray(value).reshape(-1)
+    if flat.dtype.kind in "iub":
+        return flat.tolist()
+    return [_finite(x) for x in flat.astype(np.float64).tolist()]
+
+
+def json_array(value):
+    """A numpy array as nested lists of its shape (constants), NaN/Inf as strings."""
+    a = np.asarray(value)
+    if a.dtype.kind in "iub":
+        return a.tolist()
+    return np.vectorize(_finite, otypes=[object])(a.astype(np.float64)).tolist() if a.ndim \
+        else _finite(float(a))
 
 
 class Numbering:
@@ -65,7 +91,10 @@ def memory_space_name(space, default="vmem") -> str:
 
 def source_json(eqn) -> dict | None:
     """The user's frame of an equation: file, line and function."""
-    frame = source_info_util.user_frame(eqn.source_info.traceback)
+    info = getattr(eqn, "source_info", None)
+    if info is None:
+        return None
+    frame = source_info_util.user_frame(info.traceback)
     if frame is None:
         return None
     return {"file": relative_path(frame.file_name), "line": frame.start_line,
@@ -94,7 +123,7 @@ class Writer:
 
     def atom(self, a) -> dict:
         if isinstance(a, jax_core.Literal):
-            return {"lit": np.asarray(a.val).tolist(), "dtype": str(a.aval.dtype)}
+            return {"lit": json_array(a.val), "dtype": str(a.aval.dtype)}
         return {"var": self.numbers.of(a), **aval_json(a.aval, self.default_space)}
 
     def var(self, v) -> dict:
@@ -105,7 +134,7 @@ class Writer:
             return self.jaxpr(j.jaxpr, j.consts)
         closed = len(consts) == len(j.constvars)
         return {
-            "constvars": [dict(self.var(v), value=np.asarray(c).tolist())
+            "constvars": [dict(self.var(v), value=json_array(c))
                           for v, c in zip(j.constvars, consts)] if closed else [],
             # An open jaxpr's constvars are bound by its equation's inputs (run_scoped).
             "open_constvars": [] if closed else [self.var(v) for v in j.constvars],
@@ -144,12 +173,14 @@ class Writer:
         if isinstance(v, indexing.Slice):
             return {"slice": {"start": self.value(v.start), "size": self.value(v.size),
                               "stride": v.stride}}
-        if v is None or isinstance(v, (bool, int, float, str)):
+        if v is None or isinstance(v, (bool, int, str)):
             return v
         if isinstance(v, enum.Enum):
             return v.name
-        if isinstance(v, (np.integer, np.floating, np.bool_)):
+        if isinstance(v, (np.integer, np.bool_)):
             return v.item()
+        if isinstance(v, (float, np.floating)):
+            return _finite(float(v))
         if isinstance(v, (tuple, list)):
             return [self.value(x) for x in v]
         if isinstance(v, (np.dtype, type)) or hasattr(v, "dtype") and not hasattr(v, "shape"):
