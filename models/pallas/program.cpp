@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "checker/engine/errors.hpp"
+#include "checker/engine/schedule.hpp"
 #include "models/pallas/interp.hpp"
 #include "models/pallas/source_loc.hpp"
 #include "models/pallas/validate.hpp"
@@ -263,9 +265,16 @@ void check_supported(const Jaxpr& j, const std::string& path) {
 Program load_program(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw UsageError(fmt::format("cannot read {}: export it with heddle_pallas.export", path));
+  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  // Refused before parsing: 5,000 nested closed_calls took 12 s to parse (issue 51.2).
+  constexpr std::size_t kMaxJsonDepth = 16 * kMaxJaxprDepth;
+  if (nesting_depth(text, kMaxJsonDepth) > kMaxJsonDepth)
+    throw UsageError(fmt::format("{}: malformed heddle Pallas export: JSON nested deeper than {} "
+                                 "levels (sub-jaxprs nest at most {} deep)",
+                                 path, kMaxJsonDepth, kMaxJaxprDepth));
   json j;
   try {
-    j = json::parse(f);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw UsageError(fmt::format("{} is not valid JSON: {}", path, e.what()));
   }

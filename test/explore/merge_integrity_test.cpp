@@ -54,7 +54,7 @@ void refused(const Shards& sh, int s, const std::function<void(json&)>& edit,
 
 TEST_CASE("merge: a shard whose bug was dropped, replaced or emptied is an error, not a verdict",
           "[split][merge][hostile]") {
-  Shards sh("demo/lost_update", 3);
+  Shards sh("demo/handoff --param fixed=false", 3);  // its race takes 2 steps
   const int b = sh.bug_shard(3);
   REQUIRE(b >= 0);
   REQUIRE(heddle::test::cli("merge" + sh.files).code == 1);  // as written: the race
@@ -67,11 +67,11 @@ TEST_CASE("merge: a shard whose bug was dropped, replaced or emptied is an error
   }, "an item of it stopped at a bug");
   refused(sh, b, [](json& j) { j["split"]["schedule"] = nullptr; }, "its bug has no schedule");
   // Another kernel's schedule, as this kernel's race.
-  auto other = heddle::test::cli("run -q demo/handoff --param fixed=false --out " + sh.dir + "/o.json");
+  auto other = heddle::test::cli("run -q demo/lost_update --out " + sh.dir + "/o.json");
   REQUIRE(other.code == 1);
   {
     const std::string text = heddle::test::slurp(sh.dir + "/o.json");
-    refused(sh, b, [&](json& j) { j["split"]["schedule"] = text; }, "is for kernel demo/handoff");
+    refused(sh, b, [&](json& j) { j["split"]["schedule"] = text; }, "is for kernel demo/lost_update");
   }
   // An empty schedule that still names this kernel and its race.
   refused(sh, b, [](json& j) {
