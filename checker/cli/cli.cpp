@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -513,6 +514,7 @@ int main(int argc, char** argv) {
   }
   spdlog::set_level(spdlog::level::from_str(log_level));
   install_interrupt_handlers();
+  std::signal(SIGXFSZ, SIG_IGN);  // past a file size limit a write fails (EFBIG): an error, not a kill
   try {
     if (app.got_subcommand("list")) return list_kernels();
     if (app.got_subcommand("run")) {

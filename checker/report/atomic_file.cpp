@@ -50,7 +50,8 @@ mode_t new_file_mode() {
 
 void write_file_atomic(const std::string& path, const std::string& text) {
   if (path.empty()) throw UsageError("cannot write a file with an empty name");
-  // A file size limit (ulimit -f) must be a write error, not a kill.
+  // A file size limit (ulimit -f) must be a write error, not a kill
+  // (cli's main ignores SIGXFSZ too, for its output).
   std::signal(SIGXFSZ, SIG_IGN);
   struct stat st = {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {

@@ -78,7 +78,7 @@ TEST_CASE("merge: a shard whose bug was dropped, replaced or emptied is an error
     json s = json::parse(j["split"]["schedule"].get<std::string>());
     s["steps"] = json::array();
     j["split"]["schedule"] = s.dump();
-  }, "does not reproduce its race");
+  }, "schedule diverged at step 1");
   // A schedule whose recorded bug is not the verdict's.
   refused(sh, b, [](json& j) { j["verdict"] = "deadlock"; }, "does not record the deadlock");
   // The bug item names an item that did not stop at a bug.
