@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "checker/engine/errors.hpp"
+#include "checker/engine/interrupt.hpp"
 #include "checker/registry.hpp"
 #include "checker/report/ci_reports.hpp"
 
@@ -50,6 +51,29 @@ std::string words(std::string s) {
 }
 
 std::string seconds_text(double s) { return fmt::format("{:.2f} s", s); }
+
+// The result column: pass, FAIL, ERROR, or STOPPED (interrupted, no verdict).
+std::string status_word(const CiOutcome& r) {
+  if (r.passed) return "pass";
+  if (r.error) return "ERROR";
+  return r.interrupted && (r.verdict == "interrupted" || r.verdict == "not run") ? "STOPPED" : "FAIL";
+}
+
+// A case an interrupt stopped before it found a bug: no verdict, not an error of the model.
+void classify_interrupted(CiOutcome& out) {
+  out.passed = false;
+  out.error = false;
+  if (out.verdict == "not run") return;  // never started (ci_spawn.cpp)
+  auto executions = out.summary.is_object() ? out.summary.value("executions", nlohmann::json())
+                                            : nlohmann::json();
+  out.executions = executions.is_number_unsigned() ? executions.get<std::uint64_t>() : 0;
+  out.verdict = "interrupted";
+  out.reason = out.summary.is_object()
+                   ? fmt::format("interrupted after {} execution{}: no bug so far (not exhaustive)",
+                                 out.executions, out.executions == 1 ? "" : "s")
+                   : fmt::format("interrupted before it wrote a summary (exit code {})",
+                                 out.exit_code);
+}
 }  // namespace
 
 std::vector<CiCase> ci_cases(const std::string& filter) {
@@ -164,9 +188,15 @@ void classify(CiOutcome& out) {
                             ? out.summary["verdict"].get<std::string>()
                             : std::string();
   const bool bug = v != "verified" && v != "no_bug_found";
+  if (out.interrupted && (v.empty() || !bug)) {
+    classify_interrupted(out);
+    return;
+  }
   // A summary counts only from a run that then exited as it says (0: no
-  // bug, 1: bug): a run that crashed after writing it did not finish.
-  const bool consistent = !v.empty() && out.exit_code == (bug ? 1 : 0) && !out.timed_out;
+  // bug, 1: bug): a run that crashed after writing it did not finish. An
+  // interrupted run's bug is a bug found, whatever its exit code.
+  const bool consistent =
+      !v.empty() && (out.exit_code == (bug ? 1 : 0) || out.interrupted) && !out.timed_out;
   if (!consistent) {
     out.error = true;
     out.passed = false;
@@ -229,7 +259,7 @@ std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions&
     rows.push_back({r.c.kernel, r.c.preset.empty() ? "(defaults)" : r.c.preset,
                     params_text(params), o.strategy, r.verdict, expected_text(r.c),
                     std::to_string(r.executions), seconds_text(r.seconds),
-                    r.passed ? "pass" : (r.error ? "ERROR" : "FAIL")});
+                    status_word(r)});
   }
   std::vector<std::string> bounds;
   if (o.max_executions) bounds.push_back(fmt::format("{} executions", o.max_executions));
@@ -255,15 +285,23 @@ std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions&
   for (const auto& r : outs) {
     if (r.passed) continue;
     ++failed;
-    out += fmt::format("\n{} {}: {}\n", r.error ? "ERROR" : "FAIL", r.c.id(), r.reason);
-    if (!r.output.empty() && r.summary.contains("report") && !r.summary["report"].is_null())
-      out += r.output;
+    out += fmt::format("\n{} {}: {}\n", status_word(r), r.c.id(), r.reason);
+    const bool shown = !r.output.empty() && r.summary.contains("report") &&
+                       !r.summary["report"].is_null();
+    if (shown) out += r.output;
     if (r.error && !r.errors.empty()) out += r.errors;
-    if (!r.artifact.empty())
-      out += fmt::format("replay with: {} replay {}\n", o.program, r.artifact);
+    // The case's report names its schedule already when it is shown (issue 50.16).
+    const std::string hint = fmt::format("replay with: {} replay {}\n", o.program, r.artifact);
+    if (!r.artifact.empty() && !(shown && r.output.find(hint) != std::string::npos)) out += hint;
   }
   out += fmt::format("\n{} case{}: {} passed, {} failed\n", outs.size(), outs.size() == 1 ? "" : "s",
                      outs.size() - failed, failed);
+  if (o.interrupted_by != 0) {
+    std::size_t stopped = 0;
+    for (const auto& r : outs) stopped += r.interrupted && !r.passed;
+    out += fmt::format("interrupted ({}): {} case{} not finished (not exhaustive)\n",
+                       signal_name(o.interrupted_by), stopped, stopped == 1 ? "" : "s");
+  }
   return out;
 }
 
@@ -287,9 +325,12 @@ int run_ci_job(const CiOptions& o) {
   }
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<CiOutcome> outs = run_cases(exe, cases, o);
-  std::fputs(format_ci_table(outs, o).c_str(), stdout);
+  CiOptions ran = o;
+  ran.interrupted_by = interrupt_signal();
+  std::fputs(format_ci_table(outs, ran).c_str(), stdout);
   std::fflush(stdout);
-  for (const auto& [kind, file] : o.reports) write_ci_report(kind, file, outs, o);
+  for (const auto& [kind, file] : o.reports) write_ci_report(kind, file, outs, ran);
+  if (ran.interrupted_by != 0) return interrupted_exit_code(ran.interrupted_by);
   return std::all_of(outs.begin(), outs.end(), [](auto& r) { return r.passed; }) ? 0 : 1;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +21,9 @@
 #include "checker/cli/ci_job.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/engine/source_path.hpp"
+#include "checker/engine/interrupt.hpp"
 #include "checker/explore/explorer.hpp"
+#include "checker/report/atomic_file.hpp"
 #include "checker/report/progress.hpp"
 #include "checker/report/shard_summary.hpp"
 #include "checker/report/step_states.hpp"
@@ -133,14 +136,8 @@ std::map<std::string, std::string> parse_params(const std::vector<std::string>& 
 }
 
 // Writes the whole file or throws: a file that could not be written (a full
-// disk, /dev/full) is an error, never a silent partial file.
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  f << text;
-  f.close();
-  if (!f) throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-}
+// disk, /dev/full) is an error, never a partial file (report/atomic_file.hpp).
+void write_file(const std::string& path, const std::string& text) { write_file_atomic(path, text); }
 
 // CLI11 reads "-1" into an unsigned option as a huge number: refuse signs.
 const CLI::Validator kUnsigned(
@@ -210,8 +207,12 @@ int finish(const Kernel& kernel, const Params& params, const RunConfig& config,
       write_file(distinct_schedule_file(file, k), write_schedule(result.distinct[k].schedule));
   }
   std::fputs(format_run(kernel, params, config, result, file, args.program).c_str(), stdout);
-  if (!args.summary_json.empty())
-    write_file(args.summary_json, summary_json(kernel, params, config, result).dump(2) + "\n");
+  if (!args.summary_json.empty()) {
+    nlohmann::json j = summary_json(kernel, params, config, result);
+    if (int sig = interrupt_signal()) j["interrupted"] = signal_name(sig);
+    write_file(args.summary_json, j.dump(2) + "\n");
+  }
+  if (int sig = interrupt_signal()) return interrupted_exit_code(sig);
   if (result.bug) return 1;
   if (args.require_exhaustive && !result.exhaustive) {
     fmt::print("FAIL: exhaustive coverage was required ({}), but the run was not exhaustive "
@@ -305,11 +306,13 @@ int merge_files(RunConfig config, const std::vector<std::string>& files, RunArgs
   RunResult result = std::move(m.result);
   if (m.schedule) {
     RunResult replayed = explore(kernel, params, replay_config(*m.schedule, config));
-    if (!replayed.bug)
-      throw UsageError(fmt::format("heddle merge: the bug's schedule does not reproduce it in "
-                                   "kernel {} with this heddle build (merge with the build the "
+    // The bug must replay as the shard recorded it: same kind, same report.
+    if (!replayed.bug || verdict_name(replayed.verdict) != m.bug_verdict ||
+        report_to_json(*replayed.bug) != m.schedule->bug)
+      throw UsageError(fmt::format("heddle merge: {}: the bug's schedule does not reproduce its {} "
+                                   "in kernel {} with this heddle build (merge with the build the "
                                    "shards ran)",
-                                   m.kernel));
+                                   m.bug_file, m.bug_verdict, m.kernel));
     result.bug = replayed.bug;
     result.verdict = replayed.verdict;
     result.schedule = m.schedule;
@@ -355,6 +358,25 @@ int run_all(const RunConfig& config, const RunArgs& args, const std::string& log
   return run_ci_job(o);
 }
 
+// How the replay's bug report `now` differs from the one the schedule
+// file records (`then`), naming each bug once.
+std::string replay_difference(const nlohmann::json& now, const nlohmann::json& then) {
+  auto title = [](const nlohmann::json& j) {
+    return j.is_null() ? std::string("no bug") : j.value("title", std::string("a bug"));
+  };
+  if (now.is_null() || then.is_null() || title(now) != title(then))
+    return fmt::format("the replay shows {} but the schedule file records {}", title(now),
+                       title(then));
+  std::vector<std::string> fields;
+  for (const auto& [key, value] : now.items())
+    if (!then.contains(key) || then[key] != value) fields.push_back(key);
+  for (const auto& [key, value] : then.items())
+    if (!now.contains(key)) fields.push_back(key);
+  return fmt::format("the replay shows the bug the schedule file records ({}), but its report "
+                     "differs in {} (the model changed since the file was written?)",
+                     title(now), fmt::join(fields, ", "));
+}
+
 int replay_file(RunConfig config, const std::string& path, RunArgs args) {
   Schedule s = load_schedule(path);
   const Kernel& kernel = find_kernel(s.kernel, s.params);
@@ -380,12 +402,7 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
       write_file(args.chrome_trace, chrome_trace(*capture.timeline()).dump(1) + "\n");
   }
   nlohmann::json now = result.bug ? report_to_json(*result.bug) : nlohmann::json();
-  if (now != s.bug) {
-    fmt::print(stderr,
-               "heddle: warning: the replay shows {} but the schedule file records {}\n",
-               result.bug ? result.bug->title : "no bug",
-               s.bug.is_null() ? "no bug" : s.bug.value("title", "a bug"));
-  }
+  if (now != s.bug) fmt::print(stderr, "heddle: warning: {}\n", replay_difference(now, s.bug));
   return code;
 }
 
@@ -516,6 +533,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   spdlog::set_level(spdlog::level::from_str(log_level));
+  install_interrupt_handlers();
+  std::signal(SIGXFSZ, SIG_IGN);  // past a file size limit a write fails (EFBIG): an error, not a kill
   try {
     if (app.got_subcommand("list")) return list_kernels();
     if (app.got_subcommand("run")) {

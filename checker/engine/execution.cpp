@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "checker/engine/interrupt.hpp"
+
 #include "checker/engine/errors.hpp"
 #include "checker/engine/strategy.hpp"
 
@@ -215,6 +217,10 @@ std::optional<Ending> Execution::before_pick() {
       std::chrono::steady_clock::now() > limits_.deadline) {
     --now_.step;
     return Ending::abandoned;  // the run's time is up in the middle of this execution
+  }
+  if (interrupt_signal() != 0) {  // SIGINT/SIGTERM/SIGHUP: stop at this step (interrupt.hpp)
+    --now_.step;
+    return Ending::abandoned;
   }
   return std::nullopt;
 }

@@ -10,6 +10,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/engine/execution.hpp"
+#include "checker/engine/runaway.hpp"
 #include "checker/engine/user_site.hpp"
 
 namespace heddle {
@@ -105,8 +106,7 @@ void Execution::fail_escape(std::exception_ptr error, const std::string& who,
          std::move(details));
   } catch (const StepTimeout&) {
     fail(Verdict::model_error,
-         fmt::format("{} ran for over {} s without reaching a visible operation", who,
-                     limits_.step_timeout),
+         fmt::format("{} ran for over {} s {}", who, limits_.step_timeout, kRunawayWords),
          {context, "an infinite loop over plain memory? spin on an atomic or use heddle::await"});
   } catch (const std::exception& e) {
     fail(Verdict::model_error, fmt::format("{} threw an exception: {}", who, e.what()), {context});
@@ -125,8 +125,7 @@ void Execution::fail_fault(FiberFault why, const std::string& who, const std::st
       break;
     case FiberFault::timeout:
       fail(Verdict::model_error,
-           fmt::format("{} ran for over {} s without reaching a visible operation", who,
-                       limits_.step_timeout),
+           fmt::format("{} ran for over {} s {}", who, limits_.step_timeout, kRunawayWords),
            {context, "an infinite loop? spin on an atomic or use heddle::await"});
       break;
     case FiberFault::abort:

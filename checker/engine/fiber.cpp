@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
@@ -348,12 +349,19 @@ SlotLease::~SlotLease() {
   detail::step_watch.in_step = nullptr;
 }
 
+// After the first strike, how long a step has to stop at a memory access
+// before the second: a step that makes accesses stops within microseconds,
+// so a twentieth of the limit (at least 0.05 s, the loop's period) keeps a
+// runaway's cost within 10% of --step-timeout (issue 54.6: it was 2x).
+double strike_grace(double limit) { return std::min(limit, std::max(0.05, limit / 20)); }
+
 void watchdog_loop() {
   std::array<std::uint64_t, 256> seen;
   seen.fill(~0ull);
   std::array<std::chrono::steady_clock::time_point, 256> since{};
+  std::array<bool, 256> struck{};  // the step has had its first strike
   for (;;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
     auto now = std::chrono::steady_clock::now();
     const double limit = g_watchdog.limit.load();
     for (std::size_t i = 0; i < g_watchdog.slots.size(); ++i) {
@@ -363,12 +371,15 @@ void watchdog_loop() {
       if (!w.in_step.load() || seq != seen[i]) {
         seen[i] = seq;
         since[i] = now;
+        struck[i] = false;
         continue;
       }
-      if (limit > 0 && std::chrono::duration<double>(now - since[i]).count() > limit) {
+      const double wait = struck[i] ? strike_grace(limit) : limit;
+      if (limit > 0 && std::chrono::duration<double>(now - since[i]).count() > wait) {
         std::lock_guard lock(g_watchdog.mu);
         if (w.used.load()) pthread_kill(w.target, SIGALRM);
-        since[i] = now;  // the next strike comes one limit later
+        since[i] = now;
+        struck[i] = true;
       }
     }
   }

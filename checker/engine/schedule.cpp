@@ -147,7 +147,16 @@ void parse_header(const nlohmann::json& j, const std::string& file, Schedule& s)
       malformed(file, "\"step_timeout\" must be a number of seconds >= 0");
     s.step_timeout = t.get<double>();
   }
-  if (j.contains("bug")) s.bug = j["bug"];
+  if (j.contains("bug")) {
+    // The report the schedule was written with: null, or an object whose
+    // title and kind are strings (replay compares and names it).
+    const auto& b = j["bug"];
+    auto text = [&b](const char* key) { return !b.contains(key) || b[key].is_string(); };
+    if (!b.is_null() && (!b.is_object() || !text("title") || !text("kind")))
+      malformed(file, "\"bug\" must be the bug's report (an object whose \"title\" and "
+                      "\"kind\" are strings) or null");
+    s.bug = b;
+  }
 }
 }  // namespace
 

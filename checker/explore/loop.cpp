@@ -6,10 +6,13 @@
 
 #include <algorithm>
 
+#include "checker/engine/interrupt.hpp"
+
 namespace heddle {
 
 std::string budget_spent(const RunConfig& config, std::uint64_t executions,
                          std::chrono::steady_clock::time_point start) {
+  if (interrupt_signal() != 0) return "interrupted";
   if (config.max_executions && executions >= config.max_executions) return "max-executions";
   if (config.time_limit > 0 &&
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
@@ -101,6 +104,25 @@ class BudgetPlace {
   std::atomic<std::uint64_t>* count_;
   bool refused_ = false;
 };
+
+// True when the run's deadline has passed or a signal came: an execution
+// abandoned now was cut short, not given up by the strategy.
+bool cut_short(const ExecutionLimits& limits) {
+  return interrupt_signal() != 0 || (limits.deadline != std::chrono::steady_clock::time_point{} &&
+                                     std::chrono::steady_clock::now() > limits.deadline);
+}
+
+// The max-executions budget is spent: the run is exhaustive all the same
+// when the strategy has no execution left (a budget of exactly the number
+// of executions, issue 50.9). Asking begins one, which is then not run.
+void ran_out_of_executions(Strategy& strategy, RunResult& result) {
+  if (strategy.begin_execution()) {
+    result.stopped_by = "max-executions";
+    return;
+  }
+  result.exhaustive = strategy.exhaustive();
+  result.stopped_by = result.exhaustive ? "" : strategy.stopped_by();
+}
 }  // namespace
 
 void run_loop(const Kernel& kernel, const Params& params, const RunConfig& config,
@@ -116,10 +138,14 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     // Abandoned schedules are not executions: they never spend the budget
     // of executions (the time limit still bounds them).
     result.stopped_by = stop();
+    if (result.stopped_by == "max-executions") {
+      ran_out_of_executions(strategy, result);
+      break;
+    }
     if (!result.stopped_by.empty()) break;
     BudgetPlace place(state.executions, config.max_executions);
     if (place.refused()) {
-      result.stopped_by = "max-executions";
+      ran_out_of_executions(strategy, result);
       break;
     }
     if (!strategy.begin_execution()) {
@@ -134,7 +160,8 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     if (ending == Ending::abandoned) {
       // Not an execution of the model (a reversal that cannot run): no
       // final state, no verdict; a bug met on the way is met again elsewhere.
-      ++result.stats.abandoned;
+      // One cut by the deadline or a signal is no schedule given up.
+      if (!cut_short(limits)) ++result.stats.abandoned;
       strategy.end_execution(ex);
       continue;
     }
@@ -149,7 +176,12 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     place.keep();
     result.stats.max_depth =
         std::max(result.stats.max_depth, static_cast<std::uint32_t>(ex.trace().size()));
-    strategy.end_execution(ex);
+    // The run's last execution, stopped at its bug, needs no analysis of
+    // what to explore next: DPOR's race analysis of a livelock's 100,000
+    // steps ran for minutes past --time-limit (issue 54.6). A replay's end
+    // checks the schedule, and its decorators record the execution there.
+    const bool last = ex.bug() && config.stop_at_first_bug && config.strategy != "replay";
+    if (!last) strategy.end_execution(ex);
     for (const auto& n : ex.notes())
       if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end())
         result.notes.push_back(n);

@@ -22,7 +22,8 @@ struct LoopState {
 };
 
 /// The budget that ends the run now, or "" while none is spent; a run that
-/// began at `start` (the clock is read only under a time limit).
+/// began at `start` (the clock is read only under a time limit). A signal
+/// (engine/interrupt.hpp) ends it as "interrupted".
 std::string budget_spent(const RunConfig& config, std::uint64_t executions,
                          std::chrono::steady_clock::time_point start);
 

@@ -41,6 +41,7 @@
 #include <map>
 #include <queue>
 
+#include "checker/engine/runaway.hpp"
 #include "checker/explore/dpor/event.hpp"
 #include "checker/explore/follow.hpp"
 #include "checker/explore/shrink.hpp"
@@ -308,13 +309,18 @@ Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
   m.steps = original.steps;
   m.bug = t.bug;
   m.info.original_steps = m.info.steps = count_steps(original.steps);
-  Followed first = follow(kernel, params, original.steps, pool, limits);
+  Followed first = follow(kernel, params, original.steps, pool, limits);  // counts preemptions
   m.info.original_preemptions = m.info.preemptions = first.preemptions;
   auto give_up = [&](std::string why) {
     m.info.note = std::move(why);
     return m;
   };
+  // Replaying these costs their whole length, or the step timeout, each
+  // time (a runaway cost 12 step timeouts, issue 54.6): kept as found.
   if (t.bug.kind == Verdict::livelock) return give_up("a livelock's schedule is kept as found");
+  if (is_runaway(t.bug))
+    return give_up("a runaway step's schedule is kept as found: each replay runs it for the "
+                   "step timeout");
   if (!first.ok) return give_up("the schedule does not replay step for step");
   if (t.events.size() > kMaxEvents)
     return give_up(fmt::format("longer than {} steps", kMaxEvents));

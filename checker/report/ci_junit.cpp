@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "checker/engine/interrupt.hpp"
 #include "checker/report/ci_reports.hpp"
 
 namespace heddle {
@@ -32,6 +33,12 @@ std::string class_name(const std::string& kernel) {
   return s;
 }
 
+// A case the job's interrupt stopped (or kept from starting) before any bug.
+bool stopped(const CiOutcome& r) {
+  return r.interrupted && !r.passed && !r.error &&
+         (!r.summary.is_object() || r.summary.value("report", nlohmann::json()).is_null());
+}
+
 std::string testcase(const CiOutcome& r, const CiOptions& o) {
   std::string out = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n",
                                 xml(class_name(r.c.kernel)),
@@ -39,7 +46,9 @@ std::string testcase(const CiOutcome& r, const CiOptions& o) {
   std::string body = r.reason + "\n\n" + r.output;
   if (!r.artifact.empty())
     body += fmt::format("replay with: {} replay {}\n", o.program, r.artifact);
-  if (r.error)
+  if (stopped(r))  // interrupted before a verdict: neither a failure nor a pass
+    out += fmt::format("      <skipped message=\"{}\"/>\n", xml(r.reason));
+  else if (r.error)
     out += fmt::format("      <error message=\"{}\" type=\"heddle.error\">{}</error>\n",
                        xml(r.reason), xml(r.reason + "\n\n" + r.errors));
   else if (!r.passed)
@@ -58,10 +67,11 @@ std::string testcase(const CiOutcome& r, const CiOptions& o) {
 }  // namespace
 
 std::string junit_report(const std::vector<CiOutcome>& outs, const CiOptions& o) {
-  std::size_t failures = 0, errors = 0;
+  std::size_t failures = 0, errors = 0, skipped = 0;
   double seconds = 0;
   for (const auto& r : outs) {
-    failures += !r.passed && !r.error;
+    skipped += stopped(r);
+    failures += !r.passed && !r.error && !stopped(r);
     errors += r.error;
     seconds += r.seconds;
   }
@@ -72,8 +82,11 @@ std::string junit_report(const std::vector<CiOutcome>& outs, const CiOptions& o)
   out += fmt::format("<testsuites name=\"heddle\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
                      "time=\"{:.3f}\">\n", outs.size(), failures, errors, seconds);
   out += fmt::format("  <testsuite name=\"heddle\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
-                     "skipped=\"0\" time=\"{:.3f}\" timestamp=\"{}\">\n",
-                     outs.size(), failures, errors, seconds, stamp);
+                     "skipped=\"{}\" time=\"{:.3f}\" timestamp=\"{}\">\n",
+                     outs.size(), failures, errors, skipped, seconds, stamp);
+  if (o.interrupted_by != 0)
+    out += fmt::format("    <properties>\n      <property name=\"interrupted\" value=\"{}\"/>\n"
+                       "    </properties>\n", xml(signal_name(o.interrupted_by)));
   for (const auto& r : outs) out += testcase(r, o);
   out += "  </testsuite>\n</testsuites>\n";
   return out;

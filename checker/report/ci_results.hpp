@@ -47,6 +47,7 @@ struct CiOptions {
   bool require_exhaustive = false;    // a case a budget stopped fails (every case, not just presets
                                       // declared exhaustive)
   std::string program = "heddle";     // the binary as the user ran it, for replay hints
+  int interrupted_by = 0;             // set when the job ends: the signal that stopped it, or 0
 };
 
 /// What one case did, measured against its expectation.
@@ -64,6 +65,7 @@ struct CiOutcome {
   double seconds = 0;        // wall time of the case's process
   int exit_code = 0;         // of the case's process; -N: killed by signal N
   bool timed_out = false;    // killed for running past CiOptions::case_timeout
+  bool interrupted = false;  // the job was interrupted while the case ran, or before it began
 };
 
 }  // namespace heddle

@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 
+#include "checker/engine/interrupt.hpp"
 #include "checker/report/ci_reports.hpp"
 
 namespace heddle {
@@ -169,6 +170,10 @@ json sarif_report(const std::vector<CiOutcome>& outs, const CiOptions& o) {
   json run{{"tool", {{"driver", {{"name", "heddle"}, {"version", "0.1.0"}, {"rules", rules}}}}},
            {"results", results},
            {"columnKind", "unicodeCodePoints"}};
+  if (o.interrupted_by != 0)  // SARIF 2.1.0 section 3.20: the run did not finish
+    run["invocations"] = json::array({{{"executionSuccessful", false},
+                                       {"exitSignalName", signal_name(o.interrupted_by)},
+                                       {"exitCode", interrupted_exit_code(o.interrupted_by)}}});
   return json{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};

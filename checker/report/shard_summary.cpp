@@ -94,8 +94,15 @@ nlohmann::json read_summary_file(const std::string& path) {
     bad(path, "not a shard summary: it has no \"split\" section (run with --shard I/N "
               "--summary-json FILE)");
   check_fields(j, path);
+  if (!j.contains("heddle_version") || j["heddle_version"] != kHeddleVersion)
+    bad(path, fmt::format("it was not written by this heddle version ({}): run every shard and "
+                          "merge with one build",
+                          kHeddleVersion));
+  if (!j.contains("verdict") || !j["verdict"].is_string())
+    bad(path, "\"verdict\" must be the shard's verdict");
   return j;
 }
+
 
 // Field `key` of `j` as an unsigned number at most `max`.
 std::uint64_t number(const nlohmann::json& j, const char* key, const std::string& file,
@@ -157,10 +164,45 @@ std::vector<std::string> needed_guarded(const std::map<std::uint64_t, ItemOutcom
   return out;
 }
 
+// A shard's bug, told three ways, must agree: its verdict, the item its
+// bug came from (one of its own, marked as stopped at a bug), and the
+// bug's schedule, for this kernel and these parameters (issue 51.3: a bug
+// dropped or replaced on the way is an error, never a verdict).
+void check_bug_fields(const nlohmann::json& j, const std::map<std::uint64_t, ItemOutcome>& mine,
+                      const std::string& file) {
+  const std::string verdict = j["verdict"].get<std::string>();
+  const bool says_bug = verdict != "verified" && verdict != "no_bug_found";
+  const auto& s = j["split"];
+  const bool has_item = s.contains("bug_item") && !s["bug_item"].is_null();
+  bool any_bug_row = false;
+  for (const auto& [k, o] : mine) any_bug_row |= o.bug;
+  if (says_bug != has_item || (any_bug_row && !has_item))
+    bad(file, fmt::format("its verdict ({}) and its \"bug_item\" ({}) disagree{}: the summary was "
+                          "changed or cut; run the shard again",
+                          verdict, has_item ? s["bug_item"].dump() : "none",
+                          any_bug_row ? ", and an item of it stopped at a bug" : ""));
+  if (!has_item) return;
+  const std::uint64_t b = number(s, "bug_item", file);
+  auto it = mine.find(b);
+  if (it == mine.end() || !it->second.bug)
+    bad(file, fmt::format("its \"bug_item\" {} is not one of its items that stopped at a bug", b));
+  if (!s.contains("schedule") || !s["schedule"].is_string())
+    bad(file, "its bug has no schedule");
+  Schedule sched = read_schedule(s["schedule"].get<std::string>(), file);
+  if (sched.kernel != j["kernel"].get<std::string>() ||
+      sched.params != j["params"].get<std::map<std::string, std::string>>())
+    bad(file, fmt::format("its bug's schedule is for kernel {} with other parameters, not for "
+                          "this run's kernel {}",
+                          sched.kernel, j["kernel"].get<std::string>()));
+  if (sched.bug.is_null() || !sched.bug.is_object() || sched.bug.value("kind", "") != verdict)
+    bad(file, fmt::format("its bug's schedule does not record the {} its verdict names", verdict));
+}
+
 // The header every shard of one run shares.
 std::string identity(const nlohmann::json& j) {
   const auto& s = j["split"];
-  return nlohmann::json{j.value("kernel", nlohmann::json()), j.value("params", nlohmann::json()),
+  return nlohmann::json{j.value("heddle_version", nlohmann::json()),
+                        j.value("kernel", nlohmann::json()), j.value("params", nlohmann::json()),
                         j.value("strategy", nlohmann::json()), s.value("fingerprint", nlohmann::json()),
                         s.value("items", nlohmann::json()), s.value("shards", nlohmann::json())}
       .dump();
@@ -205,6 +247,12 @@ MergedRun merge_summaries(const std::vector<std::string>& files) {
       if (!all.emplace(o.item, o).second) bad(files[f], fmt::format("item {} is listed twice", o.item));
       shard_of[o.item] = number(s, "shard", files[f]);
     }
+    std::map<std::uint64_t, ItemOutcome> mine;
+    for (const auto& row : s["outcomes"]) {
+      ItemOutcome o = outcome(row, files[f]);
+      mine.emplace(o.item, o);
+    }
+    check_bug_fields(sums[f], mine, files[f]);
     if (s.contains("bug_item") && !s["bug_item"].is_null()) {
       const std::uint64_t b = number(s, "bug_item", files[f], items - 1);
       if (!bug_item || b < *bug_item) bug_item = b, bug_file = f;
@@ -251,6 +299,8 @@ MergedRun merge_summaries(const std::vector<std::string>& files) {
     const auto& sched = sums[bug_file]["split"]["schedule"];
     if (!sched.is_string()) bad(files[bug_file], "its bug has no schedule");
     m.schedule = read_schedule(sched.get<std::string>(), files[bug_file]);
+    m.bug_verdict = sums[bug_file]["verdict"].get<std::string>();
+    m.bug_file = files[bug_file];
     const auto& c = sums[bug_file].value("counterexample", nlohmann::json());
     if (c.is_object())
       r.counterexample = Counterexample{c.value("steps", 0u), c.value("preemptions", 0u),

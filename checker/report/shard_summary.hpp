@@ -20,6 +20,9 @@ inline constexpr std::uint32_t kMaxShards = 100000;
 /// Far above what a split makes (kSplitTarget times one level's branching).
 inline constexpr std::uint64_t kMaxItems = std::uint64_t{1} << 24;
 
+/// The heddle version a summary names; merge takes shards of one version only.
+inline constexpr const char* kHeddleVersion = "0.1.0";
+
 /// What the shards of one run found together.
 struct MergedRun {
   std::string kernel;
@@ -27,6 +30,8 @@ struct MergedRun {
   std::string strategy;
   RunResult result;                 // counts, verdict, counterexample sizes; no bug report
   std::optional<Schedule> schedule;  // the reported bug's schedule (replay gives its report)
+  std::string bug_verdict;           // the verdict the bug's shard reported ("" without a bug)
+  std::string bug_file;              // that shard's summary file
 };
 
 /// Merges the summaries in `files`, one per shard of one run; UsageError

@@ -15,6 +15,7 @@ std::string coverage(const RunResult& r) {
   if (r.stopped_by == "max-executions") return "not exhaustive: max-executions budget reached";
   if (r.stopped_by == "time-limit") return "not exhaustive: time limit reached";
   if (r.stopped_by == "preemption-bound") return "not exhaustive: preemption bound reached";
+  if (r.stopped_by == "interrupted") return "not exhaustive: interrupted";
   if (r.stopped_by == "restriction")
     return "not exhaustive: the model restricted its exploration (" +
            fmt::format("{}", fmt::join(r.restrictions, "; ")) + ")";
@@ -43,6 +44,14 @@ std::string distinct_schedule_file(const std::string& first, std::size_t k) {
   const auto dot = first.rfind(".json");
   const std::string stem = dot != std::string::npos && dot + 5 == first.size() ? first.substr(0, dot) : first;
   return fmt::format("{}.bug{}.json", stem, k + 1);
+}
+
+std::string interrupted_line(const RunResult& r) {
+  const std::uint64_t n = r.stats.executions;
+  const std::size_t bugs = r.bug ? std::max<std::size_t>(1, r.distinct.size()) : 0;
+  return fmt::format("interrupted after {} execution{}: {} (not exhaustive)", n, n == 1 ? "" : "s",
+                     bugs == 0 ? std::string("no bug so far")
+                               : fmt::format("{} bug{} found", bugs, bugs == 1 ? "" : "s"));
 }
 
 std::string summary_line(const RunResult& r) {
@@ -138,6 +147,7 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
                        r.stats.abandoned);
   if (r.stats.discarded > 0)
     out += fmt::format("discarded by a failed assume() (not executions): {}\n", r.stats.discarded);
+  if (r.stopped_by == "interrupted") out += interrupted_line(r) + "\n";
   out += summary_line(r) + "\n";
   return out;
 }
@@ -145,6 +155,7 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
 nlohmann::json summary_json(const Kernel& kernel, const Params& params, const RunConfig& config,
                             const RunResult& r) {
   nlohmann::json j;
+  j["heddle_version"] = kHeddleVersion;
   j["kernel"] = kernel.name;
   j["params"] = params.values();
   j["strategy"] = config.strategy;

@@ -16,6 +16,9 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
 /// The schedule file of distinct bug k (0-based, k > 0) of a --keep-going
 /// run whose first bug went to `first` (FILE.json -> FILE.bugK+1.json).
 std::string distinct_schedule_file(const std::string& first, std::size_t k);
+/// "interrupted after N executions: no bug so far (not exhaustive)", or the
+/// bugs found, for a run a signal stopped (stopped_by "interrupted").
+std::string interrupted_line(const RunResult& result);
 /// The one-line summary (verdict; executions; exhaustive or budget; time).
 std::string summary_line(const RunResult& result);
 /// The numbered schedule of a bug, marking the steps of the racing accesses.

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
+#include <iterator>
+#include <stdexcept>
 
 #include "checker/engine/errors.hpp"
+#include "checker/engine/schedule.hpp"
 #include "models/pallas/interp.hpp"
 #include "models/pallas/source_loc.hpp"
 #include "models/pallas/validate.hpp"
@@ -87,7 +91,25 @@ Eqn parse_eqn(const json& j) {
   return e;
 }
 
+// Sub-jaxprs (closed_call, pjit, cond, while, scan) nest at most this deep:
+// JAX's own kernels nest a few levels; 5,000 nested closed_calls took 8 GB
+// and an abort (issue 51.2).
+constexpr int kMaxJaxprDepth = 64;
+thread_local int t_jaxpr_depth = 0;
+
 std::shared_ptr<Jaxpr> parse_jaxpr(const json& j) {
+  struct Nest {
+    Nest() {
+      if (++t_jaxpr_depth > kMaxJaxprDepth) {
+        t_jaxpr_depth = 0;  // the throw unwinds every level
+        throw std::invalid_argument(fmt::format(
+            "malformed heddle Pallas export: sub-jaxprs (closed_call, pjit, cond, while, scan) "
+            "nest deeper than heddle's limit of {} levels",
+            kMaxJaxprDepth));
+      }
+    }
+    ~Nest() { t_jaxpr_depth = std::max(0, t_jaxpr_depth - 1); }
+  } nest;
   auto out = std::make_shared<Jaxpr>();
   for (const auto& c : j.value("constvars", json::array())) {
     Atom a = parse_atom(c);
@@ -259,9 +281,16 @@ void check_supported(const Jaxpr& j, const std::string& path) {
 Program load_program(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw UsageError(fmt::format("cannot read {}: export it with heddle_pallas.export", path));
+  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  // Refused before parsing: 5,000 nested closed_calls took 12 s to parse (issue 51.2).
+  constexpr std::size_t kMaxJsonDepth = 16 * kMaxJaxprDepth;
+  if (nesting_depth(text, kMaxJsonDepth) > kMaxJsonDepth)
+    throw UsageError(fmt::format("{}: malformed heddle Pallas export: JSON nested deeper than {} "
+                                 "levels (sub-jaxprs nest at most {} deep)",
+                                 path, kMaxJsonDepth, kMaxJaxprDepth));
   json j;
   try {
-    j = json::parse(f);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw UsageError(fmt::format("{} is not valid JSON: {}", path, e.what()));
   }

@@ -127,6 +127,56 @@ void check_gpu(const Program& p) {
     if (o && *o >= p.outputs.size()) bad(p, fmt::format("operand is output {} of {}", *o, p.outputs.size()));
 }
 
+// The grid's dimension semantics: one per grid dimension, each one Mosaic
+// TPU knows (pltpu.GridDimensionSemantics, lower-cased by the exporter).
+void check_semantics(const Program& p) {
+  const auto& sem = p.dimension_semantics;
+  if (!sem.empty() && sem.size() != p.grid.size())
+    bad(p, fmt::format("grid_mapping.dimension_semantics has {} entries for a grid of rank {}",
+                       sem.size(), p.grid.size()));
+  for (const auto& s : sem)
+    if (s != "parallel" && s != "arbitrary" && s != "core_parallel" && s != "subcore_parallel")
+      bad(p, fmt::format("grid_mapping.dimension_semantics \"{}\" is not one of parallel, "
+                         "arbitrary, core_parallel, subcore_parallel",
+                         s.substr(0, 64)));
+}
+
+// input_output_aliases: each input and each output at most once (an input
+// aliased to two outputs, or a chain through one, has no single buffer),
+// of the same shape and dtype (JAX's pallas_call requires it).
+void check_aliases(const Program& p) {
+  std::set<std::size_t> ins, outs;
+  for (const auto& [in, out] : p.aliases) {
+    if (!ins.insert(in).second || !outs.insert(out).second)
+      bad(p, fmt::format("input_output_aliases names input {} or output {} twice", in, out));
+    const Aval& a = p.operands[in];
+    const Aval& b = p.outputs[out];
+    if (a.shape != b.shape || a.dtype != b.dtype)
+      bad(p, fmt::format("input_output_aliases ({}, {}): input {} [{}] and output {} [{}] differ",
+                         in, out, a.dtype, fmt::join(a.shape, ", "), b.dtype, fmt::join(b.shape, ", ")));
+  }
+}
+
+// The ref operand of get, swap and addupdate must be a ref ("ref": true in
+// its aval, and where its variable is bound in the same jaxpr).
+void check_refs(const Program& p, const Jaxpr& j) {
+  std::set<std::int64_t> values;  // variables bound as values (not refs) in `j`
+  auto note = [&values](const Atom& a) {
+    if (a.var && !a.aval.ref) values.insert(*a.var);
+  };
+  for (const auto& a : j.invars) note(a);
+  for (const auto& e : j.eqns) {
+    const bool ref_op = e.prim == "get" || e.prim == "swap" || e.prim == "addupdate";
+    if (ref_op && !e.ins.empty() &&
+        (!e.ins[0].aval.ref || (e.ins[0].var && values.count(*e.ins[0].var))))
+      bad(p, fmt::format("{} uses {} as a ref, but it is a value (its aval has no \"ref\": true)",
+                         where(e), e.ins[0].var ? fmt::format("variable {}", *e.ins[0].var)
+                                                : std::string("a literal")));
+    for (const auto& [_, subs] : e.subs)
+      for (const auto& sub : subs) check_refs(p, *sub);
+    for (const auto& a : e.outs) note(a);
+  }
+}
 }  // namespace
 
 void validate(const Program& p) {
@@ -144,9 +194,12 @@ void validate(const Program& p) {
     check_aval(p, b.array, "a block spec's array");
     check_jaxpr(p, b.index_map, {});
   }
+  check_semantics(p);
+  check_aliases(p);
   check_blocks(p);
   check_jaxpr(p, p.kernel, {});
   check_expected(p, p.devices);
+  check_refs(p, p.kernel);
 }
 
 }  // namespace heddle::pallas

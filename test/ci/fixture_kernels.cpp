@@ -78,19 +78,27 @@ const auto crash = kernel("ci/crash", "kills its own process in setup")
 
 // Many executions (12!/(3!)^4 = 369600 orders of the critical sections):
 // long enough for progress lines and budgets.
-const auto slow = kernel("ci/slow", "four threads take one lock three times each")
-    .body([](const Params&) {
-      auto& m = make<Mutex>("m");
-      auto x = buffer<int>("x", 1);
-      for (int t = 0; t < 4; ++t)
-        spawn("T" + std::to_string(t), [=, &m]() mutable {
-          for (int r = 0; r < 3; ++r) {
-            m.lock();
-            x.store(0, x.load(0) + 1);
-            m.unlock();
-          }
-        });
+void four_threads_three_locks(const Params&) {
+  auto& m = make<Mutex>("m");
+  auto x = buffer<int>("x", 1);
+  for (int t = 0; t < 4; ++t)
+    spawn("T" + std::to_string(t), [=, &m]() mutable {
+      for (int r = 0; r < 3; ++r) {
+        m.lock();
+        x.store(0, x.load(0) + 1);
+        m.unlock();
+      }
     });
+}
+const auto slow = kernel("ci/slow", "four threads take one lock three times each")
+    .body(four_threads_three_locks);
+
+// Two long cases (ci/slow's model twice): a CI job that runs both at once
+// is interrupted while both run (.ci/signals, test/ci/interrupt_test.cpp).
+const auto long_pair = kernel("ci/long", "ci/slow's model, as two presets")
+    .preset("first", {})
+    .preset("second", {})
+    .body(four_threads_three_locks);
 
 // Three threads take one lock once each: 3! = 6 executions. One preset
 // declares that CI must cover them all, the other does not.

@@ -78,6 +78,9 @@ TEST_CASE("a user project builds against an installed heddle, without warnings f
   const std::string pc_text = slurp(pc);
   CHECK(pc_text.find("-Wl,--whole-archive -lheddle -lheddle_models -Wl,--no-whole-archive") !=
         std::string::npos);
+  // User kernels run on fiber stacks with a guard page: a big frame must
+  // touch it (a stack overflow report), not jump past it (issue 54.10).
+  CHECK(pc_text.find("-fstack-clash-protection") != std::string::npos);
   const fs::path project = dir / "ring_models";
   fs::copy(fs::path(HEDDLE_SOURCE_ROOT) / "test/ci/user_project", project,
            fs::copy_options::recursive);

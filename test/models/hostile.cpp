@@ -201,6 +201,20 @@ const auto nondeterministic =
           spawn("B", [&x] { x.store(2); });
         });
 
+// A thread that spins on an atomic nobody sets: each load is a step, so
+// one execution runs to --max-steps (a livelock); --time-limit must bound
+// the run all the same (issue 54.6: 51.7 s under --time-limit 5).
+const auto spin_atomic =
+    kernel("hostile/spin_atomic", "spins on an atomic that no thread sets").body([](const Params&) {
+      auto& flag = make<Atomic<int>>("flag", 0);
+      auto& other = make<Atomic<int>>("other", 0);
+      spawn("spinner", [&flag] {
+        while (flag.load() == 0) {  // the spin
+        }
+      });
+      spawn("bystander", [&other] { other.store(1); });
+    });
+
 const auto huge_buffer = kernel("hostile/huge_buffer", "asks for a 64 GiB buffer")
     .body([](const Params&) { buffer<char>("huge", std::size_t{64} << 30); });
 
