@@ -17,6 +17,7 @@
 #endif
 
 #include "checker/cli/ci_job.hpp"
+#include "checker/cli/program_cmd.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/explore/explorer.hpp"
 #include "checker/report/progress.hpp"
@@ -489,6 +490,8 @@ int main(int argc, char** argv) {
   merge->add_option("--summary-json", args.summary_json, "write the merged summary as JSON");
   merge->add_flag("--require-exhaustive", args.require_exhaustive,
                   "fail (exit 1) when the shards together did not cover every execution");
+  ProgramArgs program_args;
+  add_program_commands(app, program_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -498,6 +501,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(log_level));
   try {
     if (app.got_subcommand("list")) return list_kernels();
+    if (int code = run_program_command(program_args); code >= 0) return code;
     if (app.got_subcommand("run")) {
       for (const auto& [kind, file] : files) {
         if (file.empty()) continue;

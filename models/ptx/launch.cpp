@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace heddle::ptx {
@@ -41,16 +42,22 @@ void write_tensormap(gpu::View<std::uint8_t>& map, const ArgSpec& a,
     throw UsageError(fmt::format("--arg {}: a {}x{} tensor of {}-byte elements does not fit in "
                                  "buffer {} ({} bytes)",
                                  a.name, a.shape[0], a.shape[1], a.elem, a.tensor, tensor.size()));
-  gpu::TmaDesc d;
-  d.global_address = gpu::current_grid().address_of(tensor.region());
-  d.box_bytes = a.box[0] * a.box[1] * a.elem;
-  d.dims[0] = a.shape[0] / a.box[0];
-  d.dims[1] = a.shape[1] / a.box[1];
-  std::memcpy(map.region().bytes(), &d, sizeof d);
-  std::memcpy(map.region().bytes() + kBoxShapeAt, a.box, sizeof a.box);
+  encode_tensormap(reinterpret_cast<std::uint8_t*>(map.region().bytes()),
+                   gpu::current_grid().address_of(tensor.region()), a.shape, a.box, a.elem);
 }
 
 }  // namespace
+
+void encode_tensormap(std::uint8_t* out, std::uint64_t address, const std::uint32_t shape[2],
+                      const std::uint32_t box[2], std::uint32_t elem) {
+  gpu::TmaDesc d;
+  d.global_address = address;
+  d.box_bytes = box[0] * box[1] * elem;
+  d.dims[0] = shape[0] / box[0];
+  d.dims[1] = shape[1] / box[1];
+  std::memcpy(out, &d, sizeof d);
+  std::memcpy(out + kBoxShapeAt, box, 2 * sizeof box[0]);
+}
 
 ArgSpec parse_arg(const std::string& text) {
   ArgSpec a;
@@ -105,7 +112,8 @@ std::array<int, 3> parse_dims(const std::string& text, const char* what) {
 
 LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
   const Program& p = program();
-  if (launch.args.size() != p.params.size())
+  if (!launch.raw.empty()) adopt_raw();
+  else if (launch.args.size() != p.params.size())
     throw UsageError(fmt::format("kernel {} takes {} parameters, {} --arg given", p.kernel,
                                  p.params.size(), launch.args.size()));
   for (const ArgSpec& a : launch.args)
@@ -132,7 +140,34 @@ LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
       shared_[i] = gpu::shared<std::uint8_t>(p.symbols[i].display, p.symbols[i].bytes);
 }
 
+void LaunchState::adopt_raw() {
+  const Program& p = program();
+  if (launch_.raw.size() != p.params.size())
+    throw UsageError(fmt::format("kernel {} takes {} parameters, the launch passed {}", p.kernel,
+                                 p.params.size(), launch_.raw.size()));
+  for (std::size_t i = 0; i < launch_.raw.size(); ++i) {
+    std::vector<std::uint8_t> bytes = launch_.raw[i];
+    std::uint64_t address = 0;
+    if (bytes.size() > 8) {  // its own global copy: a tensormap where it has a tensormap's size
+      const std::string& name = p.symbols[static_cast<std::size_t>(p.params[i])].display;
+      gpu::View<std::uint8_t> copy = bytes.size() == 128 ? gpu::global_tensormap(name, gpu::TmaDesc{})
+                                                         : gpu::global<std::uint8_t>(name, bytes.size());
+      std::memcpy(copy.region().bytes(), bytes.data(), bytes.size());
+      address = gpu::current_grid().address_of(copy.region());
+    }
+    bytes.resize(std::max<std::size_t>(bytes.size(), 8));
+    params_.push_back(std::move(bytes));
+    raw_addresses_.push_back(address);
+  }
+}
+
 std::uint64_t LaunchState::param_address(int i) const {
+  if (!launch_.raw.empty()) {
+    std::uint64_t address = raw_addresses_.at(static_cast<std::size_t>(i));
+    if (address != 0) return address;
+    throw ModelError(fmt::format("the kernel takes the address of parameter {}: only parameters "
+                                 "wider than 8 bytes have a modelled address", i));
+  }
   const ArgSpec& a = launch_.args.at(static_cast<std::size_t>(i));
   if (a.kind != ArgSpec::Kind::tensormap)
     throw ModelError(fmt::format("the kernel takes the address of parameter {} ({}): only "

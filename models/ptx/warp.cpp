@@ -80,7 +80,7 @@ std::uint64_t Warp::special(const Arg& a, int lane) const {
   switch (a.special) {
     case Special::tid: return static_cast<std::uint64_t>(split(tid, L.block, a.component));
     case Special::ntid: return static_cast<std::uint64_t>(L.block[a.component]);
-    case Special::ctaid: return static_cast<std::uint64_t>(split(cta, L.grid, a.component));
+    case Special::ctaid: return static_cast<std::uint64_t>(split(cta + L.first_cta, L.grid, a.component));
     case Special::nctaid: return static_cast<std::uint64_t>(L.grid[a.component]);
     case Special::laneid: return static_cast<std::uint64_t>(lane);
     case Special::warpid: return static_cast<std::uint64_t>(warp_);
@@ -132,9 +132,8 @@ void Warp::load_store(const Instr& in, std::uint32_t exec) {
     if (store || addr.kind != Arg::Kind::symbol)
       throw ModelError(fmt::format("`{}`: only ld.param of a kernel parameter is modelled", in.opcode), in.loc);
     const auto& bytes = state.param(static_cast<int>(state.program().symbols[addr.symbol].offset));
-    if (addr.imm < 0 || addr.imm + size > 8)
-      throw ModelError(fmt::format("`{}` reads bytes {}.. of a parameter: only 8-byte parameter "
-                                   "values are modelled",
+    if (addr.imm < 0 || static_cast<std::size_t>(addr.imm + size) > bytes.size())
+      throw ModelError(fmt::format("`{}` reads bytes {}.. of a parameter, beyond its value",
                                    in.opcode, addr.imm),
                        in.loc);
     std::uint64_t v = 0;

@@ -1,0 +1,118 @@
+// `heddle cuda -- ./app`: the whole programs of kernels/cuda/apps run under
+// heddle's CUDA runtime. Each test runs the heddle binary on a program built
+// by meson with nvcc (-cudart shared, compute_90a PTX).
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "test/support/harness.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+using heddle::test::cli;
+using heddle::test::source_line;
+
+namespace {
+
+// The program `name` built by kernels/cuda/meson.build; SKIP without nvcc.
+std::string app(const std::string& name) {
+#ifdef HEDDLE_CUDA_APPS
+  return std::string(HEDDLE_CUDA_APPS) + "/" + name;
+#else
+  SKIP("nvcc or the CUDA headers were not found: kernels/cuda/apps are not built");
+  return name;
+#endif
+}
+
+std::string temp_file(const std::string& name) { return heddle::test::temp_dir() + "/" + name; }
+
+}  // namespace
+
+TEST_CASE("heddle cuda: the shipped #2162 epilogue races at the tensormap rewrite", "[cuda]") {
+  const std::string out = temp_file("epilogue.json");
+  auto r = cli("cuda --out " + out + " -- " + app("epilogue_app") + " shipped");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, ContainsSubstring("data race"));
+  CHECK_THAT(r.out, ContainsSubstring("kernel epilogue_shipped"));
+  CHECK_THAT(r.out, ContainsSubstring("launch 1"));
+  // The descriptor rewrite and the in-flight store's read, at the .cu lines.
+  CHECK_THAT(r.out, ContainsSubstring(source_line("kernels/cuda/hopper_ops.cuh",
+                                                  "tensormap.cp_fenceproxy").substr(13)));
+  CHECK_THAT(r.out, ContainsSubstring("replay it: heddle cuda --replay " + out));
+  CHECK_THAT(r.out, !ContainsSubstring("Passed"));  // stopped before its own check
+
+  SECTION("the counterexample replays through the same program") {
+    auto again = cli("cuda --replay " + out + " -- " + app("epilogue_app") + " shipped");
+    CHECK(again.code == 1);
+    CHECK_THAT(again.out, ContainsSubstring("data race"));
+  }
+  SECTION("a replay against another launch is refused") {
+    auto other = cli("cuda --replay " + out + " -- " + app("epilogue_app") + " fixed");
+    CHECK(other.code == 2);
+    CHECK_THAT(other.err, ContainsSubstring("the schedule is for cuda/epilogue_shipped"));
+  }
+}
+
+TEST_CASE("heddle cuda: the fixed epilogue verifies and the program prints its own Passed",
+          "[cuda]") {
+  auto r = cli("cuda -- " + app("epilogue_app") + " fixed");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("epilogue_app (fixed): 0 wrong elements: Passed"));
+  CHECK_THAT(r.err, ContainsSubstring("checked:"));
+  CHECK_THAT(r.err, ContainsSubstring("exhaustive"));
+}
+
+TEST_CASE("heddle cuda: a TMA + mbarrier pipeline, correct and releasing early", "[cuda]") {
+  auto good = cli("cuda -- " + app("pipeline_app") + " correct");
+  CHECK(good.code == 0);
+  CHECK_THAT(good.out, ContainsSubstring("expected 1329: Passed"));  // sum of i%13+1, i < 192
+  auto bad = cli("cuda --out " + temp_file("pipe.json") + " -- " + app("pipeline_app") +
+                 " early_release");
+  CHECK(bad.code == 1);
+  CHECK_THAT(bad.out, ContainsSubstring("data race"));
+  CHECK_THAT(bad.out, ContainsSubstring("tma_load_pipeline.cu"));
+}
+
+TEST_CASE("heddle cuda: init, checked and verification kernels; --check picks one", "[cuda]") {
+  auto r = cli("cuda --check block_sum -- " + app("three_kernels_app"));
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("(block 0 expects 253), 0 mismatches: Passed"));
+  CHECK_THAT(r.err, ContainsSubstring("launch 1 init<<<64, 64>>>: one schedule, 32 CTAs at a time"));
+  CHECK_THAT(r.err, ContainsSubstring("launch 2 block_sum<<<2, 64>>>: checked"));
+  CHECK_THAT(r.err, ContainsSubstring("launch 3 verify<<<2, 32>>>: one schedule"));
+  auto racy = cli("cuda --check 'block_sum*' --out " + temp_file("racy.json") + " -- " +
+                  app("three_kernels_app") + " racy");
+  CHECK(racy.code == 1);
+  CHECK_THAT(racy.out, ContainsSubstring("data race"));
+  CHECK_THAT(racy.out, ContainsSubstring("launch 2, kernel block_sum_racy"));
+}
+
+TEST_CASE("heddle cuda: bad programs get clear errors", "[cuda]") {
+  SECTION("a program with SASS only") {
+    auto r = cli("cuda -- " + app("three_kernels_sass"));
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, ContainsSubstring("no PTX"));
+    CHECK_THAT(r.err, ContainsSubstring("-gencode arch=compute_90a,code=compute_90a"));
+  }
+  SECTION("a runtime function heddle does not implement") {
+    auto r = cli("cuda -- " + app("unknown_call_app"));
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, ContainsSubstring("the program called cudaGraphCreate"));
+  }
+  SECTION("a kernel that writes past its buffer") {
+    auto r = cli("cuda --out " + temp_file("oob.json") + " -- " + app("oob_app"));
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, ContainsSubstring(source_line("kernels/cuda/apps/oob_app.cu",
+                                                    "heddle-cuda: out of bounds").substr(18)));
+    CHECK_THAT(r.out, !ContainsSubstring("oob_app: done"));
+  }
+  SECTION("a program that is not there") {
+    auto r = cli("cuda -- /nonexistent/app");
+    CHECK(r.code == 2);
+  }
+  SECTION("a bad option") {
+    auto r = cli("cuda --strategy nosuch -- " + app("oob_app"));
+    CHECK(r.code == 2);
+  }
+}
