@@ -2,9 +2,10 @@
 // every field used is checked against the sizes around it): a 16-byte
 // header {u32 magic 0xba55ed50, u16 version, u16 header size, u64 size of
 // the entries}, then entries, each {u16 kind (1 PTX, 2 ELF), u16 version,
-// u32 header size, u64 padded payload size, u32 payload size, u32, u32,
-// u32 arch, u32 address bits, u32, u64 flags, u64, u64 uncompressed size,
-// ...} followed by its payload. nvcc 13 compresses payloads by default with
+// u32 header size, u64 padded payload size, u32 compressed payload size
+// (0: not compressed, the payload fills the padded size), u32, u32, u32
+// arch, u32 address bits, u32, u64 flags, u64, u64 uncompressed size, ...}
+// followed by its payload. SASS entries have 64-byte headers, PTX 104. nvcc 13 compresses payloads by default with
 // zstd (the payload starts with the zstd frame magic); --compress-mode=speed
 // uses LZ4 blocks (flag 0x2000). Both libraries are loaded when needed.
 #include "models/cuda/fatbin.hpp"
@@ -77,15 +78,15 @@ std::vector<FatbinEntry> read_fatbin(const void* wrapper) {
   const std::uint16_t header = field<std::uint16_t>(fb, 6);
   const std::uint64_t total = field<std::uint64_t>(fb, 8);
   std::vector<FatbinEntry> out;
-  for (std::uint64_t at = header; at + 72 <= header + total;) {
+  for (std::uint64_t at = header; at + 64 <= header + total;) {
     const std::uint8_t* e = fb + at;
     const auto kind = field<std::uint16_t>(e, 0);
     const auto entry_header = field<std::uint32_t>(e, 4);
     const auto padded = field<std::uint64_t>(e, 8);
-    const auto size = field<std::uint32_t>(e, 16);
+    const std::uint64_t stored = field<std::uint32_t>(e, 16), size = stored ? stored : padded;
     const auto flags = field<std::uint64_t>(e, 40);
     const auto full = field<std::uint64_t>(e, 56);
-    if (entry_header < 72 || size > padded || at + entry_header + padded > header + total)
+    if (entry_header < 64 || size > padded || at + entry_header + padded > header + total)
       throw UsageError(fmt::format("the program's fatbinary entry at byte {} is malformed", at));
     const std::uint8_t* data = e + entry_header;
     FatbinEntry entry;

@@ -37,8 +37,10 @@ TEST_CASE("heddle cuda: the shipped #2162 epilogue races at the tensormap rewrit
   CHECK_THAT(r.out, ContainsSubstring("kernel epilogue_shipped"));
   CHECK_THAT(r.out, ContainsSubstring("launch 1"));
   // The descriptor rewrite and the in-flight store's read, at the .cu lines.
-  CHECK_THAT(r.out, ContainsSubstring(source_line("kernels/cuda/hopper_ops.cuh",
-                                                  "tensormap.cp_fenceproxy").substr(13)));
+  CHECK_THAT(r.out, ContainsSubstring(source_line("kernels/cuda/tma_store_epilogue.cu",
+                                                  "tensormap_cp_fence_release(gdesc").substr(13)));
+  CHECK_THAT(r.out, ContainsSubstring(source_line("kernels/cuda/tma_store_epilogue.cu",
+                                                  "tma_store_2d(gdesc").substr(13)));
   CHECK_THAT(r.out, ContainsSubstring("replay it: heddle cuda --replay " + out));
   CHECK_THAT(r.out, !ContainsSubstring("Passed"));  // stopped before its own check
 
@@ -106,6 +108,12 @@ TEST_CASE("heddle cuda: bad programs get clear errors", "[cuda]") {
     CHECK_THAT(r.out, ContainsSubstring(source_line("kernels/cuda/apps/oob_app.cu",
                                                     "heddle-cuda: out of bounds").substr(18)));
     CHECK_THAT(r.out, !ContainsSubstring("oob_app: done"));
+  }
+  SECTION("a kernel that never finishes hits the step budget") {
+    auto r = cli("cuda --max-steps 500 --out " + temp_file("hang.json") + " -- " + app("hang_app"));
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, ContainsSubstring("livelock or unbounded loop: 500 steps"));
+    CHECK_THAT(r.out, ContainsSubstring("hang_app.cu:"));
   }
   SECTION("a program that is not there") {
     auto r = cli("cuda -- /nonexistent/app");
