@@ -1,5 +1,5 @@
 // The clock effects of a step: acquire, release and the proxy fences
-// (happens-before and commit clocks, DESIGN.md).
+// (checker/DESIGN.md § Happens-before and races, § Proxies and tensormaps).
 #include "checker/engine/execution.hpp"
 
 namespace heddle {

@@ -122,7 +122,7 @@ void Region::check_and_record(std::size_t first, std::size_t n, bool write, bool
   touched_hi_ = std::max(touched_hi_, first + n);
   const AccessRecord now{a->id, a->clock[a->id], ex.step(), proxy, op, atomic, loc};
   // A later-proxy access sees an earlier generic access only through a proxy
-  // fence, i.e. through the commit clock (DESIGN.md, Happens-before and races).
+  // fence, i.e. through the commit clock (checker/DESIGN.md § Proxies and tensormaps).
   auto ordered = [&](const AccessRecord& prior) {
     if (prior.time == 0 || prior.agent == now.agent) return true;
     const VectorClock& c = (proxy != Proxy::generic && prior.proxy == Proxy::generic)

@@ -49,7 +49,7 @@ std::string next_operation(const Execution& ex, AgentId who, std::uint32_t step)
 }
 
 // The generic access is ordered before the other-proxy one, but only for
-// the generic proxy: a proxy fence is missing (DESIGN.md, Proxies).
+// the generic proxy: a proxy fence is missing (checker/DESIGN.md § Proxies and tensormaps).
 std::string fence_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
                        const AccessRecord& now) {
   const Agent& writer = agent_of(ex, prior.agent);

@@ -1,5 +1,5 @@
-// What would order two racing accesses, said in one line (DESIGN.md,
-// Counterexamples: a race report says "why they are unordered").
+// What would order two racing accesses, said in one line (checker/DESIGN.md
+// § Counterexamples: a race report says what ordering is missing).
 #pragma once
 #include <string>
 

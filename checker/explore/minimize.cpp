@@ -1,4 +1,4 @@
-// Counterexample minimization (DESIGN.md § Counterexamples).
+// Counterexample minimization (checker/DESIGN.md § Counterexamples).
 //
 // 1. Causal slice. Event j is in the causal past of event i (j < i) when they
 //    are of the same agent, j created i's agent (spawn, async issue), or
@@ -13,8 +13,8 @@
 //    the same state (Mazurkiewicz), so we search them exactly: Dijkstra over
 //    downward-closed event sets (per-agent counts) and the last agent run,
 //    for the fewest preemptions. Only slice events are used: every step of
-//    a counterexample is in the causal past of the bug (DESIGN.md, minimal
-//    (2)). Letting a thread run on past its last needed step can turn a
+//    a counterexample is in the causal past of the bug (checker/DESIGN.md
+//    § Counterexamples). Letting a thread run on past its last needed step can turn a
 //    switch away from it into no preemption at all, but that buys a
 //    preemption nobody needs with steps nobody needs (a 2-step race shown
 //    in 3 or 6): a thread simply left behind where the counterexample ends
@@ -243,11 +243,11 @@ std::vector<std::vector<int>> candidates(const BugTrace& t, const Graph& g,
                                          const std::vector<int>& targets, std::string& note) {
   const int last = static_cast<int>(t.events.size()) - 1;
   std::vector<std::vector<int>> out;
-  // Which of the two racing accesses runs last. DESIGN.md asks for the
-  // harmful order where the model allows it; the simplest rule that gets it
-  // in the common case is to keep the original order (the access that came
-  // second still comes second), and use the other order only when it needs
-  // strictly fewer preemptions or steps.
+  // Which of the two racing accesses runs last (checker/DESIGN.md
+  // § Counterexamples). The harmful order is wanted where the model allows
+  // it; the simplest rule that gets it in the common case is to keep the
+  // original order (the access that came second still comes second), and use
+  // the other order only when it needs strictly fewer preemptions or steps.
   std::vector<int> finals{last};
   for (int e : targets)
     if (e != last && !causal_past(g, {last})[e]) finals.push_back(e);

@@ -1,4 +1,4 @@
-// Minimal counterexamples (DESIGN.md § Counterexamples): keep the causal
+// Minimal counterexamples (checker/DESIGN.md § Counterexamples): keep the causal
 // past of the bug, re-linearize it with the fewest preemptions, confirm by replay.
 #pragma once
 #include <cstdint>

@@ -34,7 +34,7 @@ struct RunConfig {
   std::uint32_t pct_depth = 3;        // pct: bug depth d (d-1 priority change points)
   /// bounded: at most K preemptions; none = auto (K = 0, 1, 2, ... until a bug).
   std::optional<std::uint32_t> preemption_bound;
-  bool minimize = true;               // shrink the counterexample (DESIGN.md, Counterexamples)
+  bool minimize = true;               // minimal counterexample, checker/DESIGN.md § Counterexamples
   std::optional<Schedule> replay;     // the schedule to follow (strategy replay)
   std::uint32_t jobs = 0;             // dpor split into work items on N threads (0: no split)
   std::uint32_t shard = 0;            // with shards > 0: explore only work items k % shards == shard

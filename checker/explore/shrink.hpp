@@ -1,4 +1,4 @@
-// Shrinking a counterexample across traces (DESIGN.md § Counterexamples).
+// Shrinking a counterexample across traces (checker/DESIGN.md § Counterexamples).
 // The causal slice and its re-linearizations stay inside one Mazurkiewicz
 // trace: they keep every step the racing accesses depend on *in the trace
 // that was found*. Another trace can need fewer: a wait satisfied by a

@@ -68,7 +68,7 @@ void fence_proxy_tensormap_release(const TensorMap& global_desc,
 void fence_proxy_tensormap_acquire(const TensorMap& global_desc,
                                    std::source_location loc = std::source_location::current());
 /// fence.proxy.async: later async-proxy accesses by this thread's copies see
-/// its generic accesses so far (commit := clock, DESIGN.md).
+/// its generic accesses so far (commit := clock, checker/DESIGN.md § Proxies and tensormaps).
 void fence_proxy_async(std::source_location loc = std::source_location::current());
 
 /// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx: copies `src`

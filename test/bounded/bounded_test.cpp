@@ -181,7 +181,7 @@ TEST_CASE("bounded auto reports its bug with the fewest preemptions", "[bounded]
   CHECK(again.bug->title == r.bug->title);
 }
 
-// Async steps are transparent to the preemption count (DESIGN.md: completing
+// Async steps are transparent to the preemption count (checker/DESIGN.md § Exploration: completing
 // an async phase is not a preemption). Counts written by hand from the
 // schedules: only a T0 <-> T1 switch with the other thread still enabled counts.
 TEST_CASE("an async phase completing neither counts nor breaks a thread's run", "[bounded]") {

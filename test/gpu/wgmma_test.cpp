@@ -98,8 +98,9 @@ TEST_CASE("wgmma mainloop: releasing a stage whose wgmma is in flight races", "[
 
 TEST_CASE("wgmma and cp.async footprints: dpor reaches every final state dfs does",
           "[gpu][wgmma][cp_async][dpor]") {
-  // Small enough for dfs to exhaust: the differential check of DESIGN.md
-  // (same verdicts, same final states) for the new operations.
+  // Small enough for dfs to exhaust: the differential check of
+  // checker/DESIGN.md § Checking the checker (same verdicts, same final
+  // states) for the new operations.
   struct Case { const char* kernel; std::map<std::string, std::string> params; };
   for (const Case& c : {Case{"cutlass/wgmma_mainloop", {{"stages", "1"}, {"k_tiles", "2"}}},
                         Case{"ampere/cp_async_pipeline",

@@ -1,4 +1,4 @@
-// The include graph keeps the layers of DESIGN.md (checker/README.md):
+// The include graph keeps the layers of checker/DESIGN.md § Layers:
 // no file includes a header of a layer above its own, and no two modules of
 // the checker (a header with its sources) include each other, directly or
 // through others.

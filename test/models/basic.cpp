@@ -135,7 +135,7 @@ using namespace heddle;
 // A writer thread fills src (generic proxy); an issuer thread, after a
 // barrier, issues an async-proxy copy of src. The copy sees the write only
 // through a proxy fence by the writer before the barrier or by the issuer
-// after it (DESIGN.md, Proxies).
+// after it (checker/DESIGN.md § Proxies and tensormaps).
 const auto proxy_fence_model =
     kernel("test/proxy_fence", "generic writes become visible to an async copy via a fence")
         .choice("fence", "none", {"none", "writer_before_barrier", "issuer_after_barrier",

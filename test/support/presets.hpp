@@ -1,6 +1,6 @@
 // Test helper: a registered kernel's presets run to their expected verdicts,
-// and each counterexample replays to the same report (DESIGN.md, replay
-// round trip for every counterexample in the test suite).
+// and each counterexample replays to the same report (checker/DESIGN.md
+// § Checking the checker: replay).
 #pragma once
 #include <catch2/catch.hpp>
 

@@ -27,7 +27,8 @@ std::set<std::string> agents_of(const RunResult& r) {
   return out;
 }
 
-// dfs and dpor reach the same final states and verdicts (DESIGN.md, differential).
+// dfs and dpor reach the same final states and verdicts (differential:
+// checker/DESIGN.md § Checking the checker).
 void same_outcomes(const std::string& kernel, const Params& params) {
   INFO(kernel);
   auto brute = test::outcomes(kernel, params, test::with_strategy("dfs"));
