@@ -118,9 +118,10 @@ LaunchOutcome check(const Kernel& k, const ProgramLaunch& launch, const Options&
   LaunchOutcome out;
   if (result.bug) {
     std::string file = option(options, "out");
-    if (file.empty()) file = launch.default_out;
-    if (result.schedule) write_text(file, write_schedule(*result.schedule));
-    else file.clear();
+    if (file.empty() && replaying) file = replay;  // a replay writes no new file unless asked
+    else if (file.empty()) file = launch.default_out;
+    if (result.schedule && file != replay) write_text(file, write_schedule(*result.schedule));
+    else if (!result.schedule) file.clear();
     out.bug = true;
     out.text = without_replay_hint(format_run(k, params, config, result, file, "heddle"));
     if (!file.empty())

@@ -115,6 +115,15 @@ TEST_CASE("heddle cuda: bad programs get clear errors", "[cuda]") {
     CHECK_THAT(r.out, ContainsSubstring("livelock or unbounded loop: 500 steps"));
     CHECK_THAT(r.out, ContainsSubstring("hang_app.cu:"));
   }
+  SECTION("the program's own failure and crash are reported as such") {
+    app("oob_app");  // skips without the runtime
+    auto failed = cli("cuda -- sh -c 'exit 4'");
+    CHECK(failed.code == 4);
+    CHECK_THAT(failed.err, ContainsSubstring("exited with status 4 after 0 kernel launches"));
+    auto crashed = cli("cuda -- sh -c 'kill -SEGV $$'");
+    CHECK(crashed.code == 128 + 11);
+    CHECK_THAT(crashed.err, ContainsSubstring("crashed (signal 11"));
+  }
   SECTION("a program that is not there") {
     auto r = cli("cuda -- /nonexistent/app");
     CHECK(r.code == 2);
