@@ -131,7 +131,8 @@ LaunchOutcome check(const Kernel& k, const ProgramLaunch& launch, const Options&
   }
   if (replaying) out.text = "replayed the schedule: no bug";
   else if (!launch.checked) out.text = "one schedule";
-  else out.text = fmt::format("checked: {} executions, {}", result.stats.executions,
+  else out.text = fmt::format("checked: {} execution{}, {}", result.stats.executions,
+                              result.stats.executions == 1 ? "" : "s",
                               result.exhaustive ? "exhaustive" : "not exhaustive (" + result.stopped_by + ")");
   return out;
 }

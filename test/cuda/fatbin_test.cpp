@@ -1,8 +1,7 @@
 // The fatbinary reader on hand-built images (the layout fatbin.cpp
 // documents): the PTX entry is found among SASS entries, the newest
 // architecture up to sm_90 wins, and SASS alone is a usage error.
-#include <catch2/catch_test_macros.hpp>
-#include <catch2/matchers/catch_matchers_string.hpp>
+#include <catch2/catch.hpp>
 
 #include <cstring>
 #include <string>
@@ -11,7 +10,7 @@
 #include "checker/engine/errors.hpp"
 #include "models/cuda/fatbin.hpp"
 
-using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::Contains;
 using heddle::cuda::pick_ptx;
 using heddle::cuda::read_fatbin;
 
@@ -76,8 +75,8 @@ TEST_CASE("fatbin: SASS only is an error that gives the -gencode flag", "[cuda]"
     pick_ptx(read_fatbin(image.data()));
     FAIL("no error");
   } catch (const heddle::UsageError& e) {
-    CHECK_THAT(e.what(), ContainsSubstring("SASS only, for sm_90 sm_80"));
-    CHECK_THAT(e.what(), ContainsSubstring("-gencode arch=compute_90a,code=compute_90a"));
+    CHECK_THAT(e.what(), Contains("SASS only, for sm_90 sm_80"));
+    CHECK_THAT(e.what(), Contains("-gencode arch=compute_90a,code=compute_90a"));
   }
 }
 
