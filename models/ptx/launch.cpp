@@ -201,8 +201,10 @@ std::pair<Region*, std::size_t> LaunchState::resolve(Space space, std::uint64_t 
                      in.loc);
   }
   throw ModelError(fmt::format("`{}` accesses {} bytes at unmapped {} address {:#x} (out of "
-                               "bounds of every buffer: enlarge the --arg buffer?)",
-                               in.opcode, bytes, space == Space::shared ? "shared" : "global", addr),
+                               "bounds of every {})",
+                               in.opcode, bytes, space == Space::shared ? "shared" : "global", addr,
+                               launch_.raw.empty() ? "buffer: enlarge the --arg buffer?"
+                                                   : "allocation and variable"),
                    in.loc);
 }
 

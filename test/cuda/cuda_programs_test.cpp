@@ -109,6 +109,7 @@ TEST_CASE("heddle cuda: bad programs get clear errors", "[cuda]") {
     CHECK(r.code == 1);
     CHECK_THAT(r.out, Contains(source_line("kernels/cuda/apps/oob_app.cu",
                                                     "heddle-cuda: out of bounds").substr(18)));
+    CHECK_THAT(r.out, Contains("out of bounds of every allocation"));
     CHECK_THAT(r.out, !Contains("oob_app: done"));
   }
   SECTION("a kernel that never finishes hits the step budget") {
