@@ -66,6 +66,13 @@ inline void observe(std::string key, std::string value) {
 /// A line the run report prints once (say how an option restricts exploration).
 inline void note(std::string text) { Execution::current().note(std::move(text)); }
 
+/// Says that an option of the model leaves executions unexplored (e.g. a
+/// restricted DMA completion order): noted once, and no verdict of the run
+/// says "exhaustive" or "verified".
+inline void restrict_exploration(std::string text) {
+  Execution::current().restrict_exploration(std::move(text));
+}
+
 /// A nondeterministic data choice in [0, n), explored like a scheduling choice.
 inline std::uint32_t choose(std::uint32_t n) { return Execution::current().choose(n); }
 

@@ -141,6 +141,15 @@ KernelBuilder& KernelBuilder::exhaustive() {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::naming(std::vector<std::string> names) {
+  if (k_.presets.empty() || k_.presets.back().expect == Verdict::ok)
+    throw std::logic_error(fmt::format("kernel {}: naming() follows a preset that expects a bug: "
+                                       "write .preset(..., Verdict::race).naming({{...}})",
+                                       k_.name));
+  k_.presets.back().bug_names = std::move(names);
+  return *this;
+}
+
 const Preset& Kernel::find_preset(const std::string& wanted) const {
   std::vector<std::string> names;
   for (const auto& p : presets) {

@@ -43,6 +43,9 @@ struct Preset {
   std::map<std::string, std::string> params;
   Verdict expect = Verdict::ok;  // a documented buggy variant expects its bug
   bool exhaustive = false;       // CI fails it when a budget stops it before every execution
+  /// What the expected bug must name (each: an object, or a source site
+  /// "file.cpp:LINE"); a different bug of the same kind fails CI.
+  std::vector<std::string> bug_names = {};
 };
 
 /// A registered kernel model.
@@ -80,6 +83,9 @@ class KernelBuilder {
   /// The preset declared last must be explored exhaustively: the CI job
   /// fails it when a budget stops it (`.preset(...).exhaustive()`).
   KernelBuilder& exhaustive();
+  /// The bug the preset declared last expects must name each of `names`
+  /// (an object, or a source site "file.cpp:LINE"): `.preset(...).naming({"desc"})`.
+  KernelBuilder& naming(std::vector<std::string> names);
   /// Sets the model and registers the kernel.
   Registration body(std::function<void(const Params&)> setup);
 

@@ -25,7 +25,23 @@ std::string params_text(const std::map<std::string, std::string>& params) {
 std::string expected_text(Verdict v) { return v == Verdict::ok ? "no bug" : verdict_name(v); }
 
 std::string expected_text(const CiCase& c) {
-  return expected_text(c.expect) + (c.exhaustive && c.expect == Verdict::ok ? ", exhaustive" : "");
+  std::string out = expected_text(c.expect);
+  if (!c.bug_names.empty()) out += fmt::format(" naming {}", fmt::join(c.bug_names, ", "));
+  return out + (c.exhaustive && c.expect == Verdict::ok ? ", exhaustive" : "");
+}
+
+/// Whether the bug `report` (a summary's "report") names `name`: one of its
+/// accesses is on the object `name`, or at a source site ending in `name`.
+bool names(const nlohmann::json& report, const std::string& name) {
+  if (!report.is_object() || name.empty()) return false;
+  for (const auto& a : report.value("accesses", nlohmann::json::array())) {
+    if (!a.is_object()) continue;
+    const auto region = a.value("region", nlohmann::json());
+    const auto at = a.value("at", nlohmann::json());
+    if (region.is_string() && region.get<std::string>() == name) return true;
+    if (at.is_string() && at.get<std::string>().ends_with(name)) return true;
+  }
+  return false;
 }
 
 std::string words(std::string s) {
@@ -42,7 +58,7 @@ std::vector<CiCase> ci_cases(const std::string& filter) {
     std::vector<CiCase> mine;
     if (k.presets.empty()) mine.push_back(CiCase{name, "", {}, Verdict::ok});
     for (const auto& p : k.presets)
-      mine.push_back(CiCase{name, p.name, p.params, p.expect, p.exhaustive});
+      mine.push_back(CiCase{name, p.name, p.params, p.expect, p.exhaustive, p.bug_names});
     for (auto& c : mine)
       if (filter.empty() || matches(filter, c.kernel) || matches(filter, c.id()))
         out.push_back(std::move(c));
@@ -182,8 +198,21 @@ void classify(CiOutcome& out) {
                              out.executions == 1 ? "" : "s");
     return;
   }
-  if (out.passed) return;
   const nlohmann::json& report = out.summary.value("report", nlohmann::json());
+  if (out.passed && bug) {
+    std::vector<std::string> missing;
+    for (const auto& name : out.c.bug_names)
+      if (!names(report, name)) missing.push_back(name);
+    if (!missing.empty()) {
+      out.passed = false;
+      out.reason = fmt::format("expected {}, found {}: {}, which names no {}",
+                               words(expected_text(out.c)), words(v),
+                               report.is_object() ? report.value("title", "a bug") : "a bug",
+                               fmt::join(missing, " or "));
+      return;
+    }
+  }
+  if (out.passed) return;
   const std::string title = report.is_object() ? report.value("title", "a bug") : "a bug";
   std::string found = bug ? fmt::format("found {}: {}", words(v), title)
                           : fmt::format("found no bug ({})", out.verdict);

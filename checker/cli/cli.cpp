@@ -252,7 +252,7 @@ int run_kernel(RunConfig config, RunArgs args) {
       now.depth = static_cast<std::uint32_t>(ex.trace().size());
       now.elapsed = progress.elapsed();
       now.estimated = estimate.total();
-      return run_progress_text(now, config);
+      return run_progress_text(now, config, 60, progress.columns());
     });
   };
   // Without a progress line, no observer at all.

@@ -64,6 +64,12 @@ void Execution::note(std::string text) {
   if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
 }
 
+void Execution::restrict_exploration(std::string text) {
+  note(text);
+  if (std::find(restrictions_.begin(), restrictions_.end(), text) == restrictions_.end())
+    restrictions_.push_back(std::move(text));
+}
+
 void Execution::observe(std::string key, std::string value) {
   observed_.emplace_back(std::move(key), std::move(value));
 }

@@ -142,6 +142,10 @@ class Execution {
   /// dma_order=eager"); repeated notes are printed once.
   void note(std::string text);
   const std::vector<std::string>& notes() const noexcept { return notes_; }
+  /// Notes `text` and marks the run restricted: an option of the model leaves
+  /// some executions unexplored, so no verdict may say "exhaustive".
+  void restrict_exploration(std::string text);
+  const std::vector<std::string>& restrictions() const noexcept { return restrictions_; }
   /// Records one entry of the final state (compared across executions).
   void observe(std::string key, std::string value);
   /// Replaces the footprint of the step running now, once the operation
@@ -419,6 +423,7 @@ class Execution {
   std::vector<ExitCheck> exit_checks_;
   std::vector<std::pair<std::string, std::string>> observed_;
   std::vector<std::string> notes_;
+  std::vector<std::string> restrictions_;
   std::vector<Event> trace_;
   std::vector<DataChoice> choices_;
   std::optional<BugReport> bug_;

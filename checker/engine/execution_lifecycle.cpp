@@ -80,6 +80,7 @@ void Execution::renew() {
   exit_checks_.clear();
   observed_.clear();
   notes_.clear();
+  restrictions_.clear();
   trace_.clear();
   choices_.clear();
   bug_.reset();

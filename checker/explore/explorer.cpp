@@ -8,7 +8,11 @@ namespace heddle {
 
 RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& config,
                   const ExecutionObserver& observer) {
-  if (config.jobs > 0 || config.shards > 0) return explore_split(kernel, params, config, observer);
+  if (config.jobs > 0 || config.shards > 0) {
+    RunResult split = explore_split(kernel, params, config, observer);
+    apply_restrictions(split);
+    return split;
+  }
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -25,6 +29,7 @@ RunResult explore(const Kernel& kernel, const Params& params, const RunConfig& c
            [&] { return budget_spent(config, result.stats.executions, start); }, state);
   finish_bugs(kernel, params, config, state, pool, limits);
   result.stats.seconds = elapsed();
+  apply_restrictions(result);
   return result;
 }
 

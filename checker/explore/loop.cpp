@@ -153,6 +153,10 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     for (const auto& n : ex.notes())
       if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end())
         result.notes.push_back(n);
+    for (const auto& n : ex.restrictions())
+      if (std::find(result.restrictions.begin(), result.restrictions.end(), n) ==
+          result.restrictions.end())
+        result.restrictions.push_back(n);
     if (observer) observer(ex, ending);
     if (!ex.bug()) continue;
     ++result.stats.buggy;

@@ -36,6 +36,10 @@ void add(RunResult& total, const RunResult& r) {
   for (const auto& n : r.notes)
     if (std::find(total.notes.begin(), total.notes.end(), n) == total.notes.end())
       total.notes.push_back(n);
+  for (const auto& n : r.restrictions)
+    if (std::find(total.restrictions.begin(), total.restrictions.end(), n) ==
+        total.restrictions.end())
+      total.restrictions.push_back(n);
 }
 
 // Adds item state `st`'s distinct bugs to `into`'s (the first item's trace of each).

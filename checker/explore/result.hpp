@@ -70,11 +70,20 @@ struct RunResult {
   std::optional<BugReport> bug;  // the first bug found
   std::optional<Schedule> schedule;  // its replayable schedule
   std::vector<std::string> notes;    // model notes, each once, in first-seen order
+  std::vector<std::string> restrictions;  // the model's restricting options (not exhaustive)
   std::optional<std::uint64_t> seed; // the seed a randomized strategy used
   std::optional<Counterexample> counterexample;  // sizes before/after minimization
   std::optional<SplitInfo> split;    // set by split runs (--jobs, --shard)
   std::vector<DistinctBug> distinct; // --keep-going: every distinct bug, in the order found
 };
+
+/// Makes a run whose model restricted its exploration not exhaustive (its
+/// verdict then says why it stopped: "restriction").
+inline void apply_restrictions(RunResult& r) {
+  if (r.restrictions.empty()) return;
+  r.exhaustive = false;
+  if (!r.bug && r.stopped_by.empty()) r.stopped_by = "restriction";
+}
 
 /// Called after each execution (tests use it to collect final states).
 using ExecutionObserver = std::function<void(const Execution&, Ending)>;

@@ -21,6 +21,7 @@ struct CiCase {
   std::map<std::string, std::string> params;  // the preset's parameters
   Verdict expect = Verdict::ok;               // a documented buggy variant expects its bug
   bool exhaustive = false;  // must cover every execution (preset, --require-exhaustive)
+  std::vector<std::string> bug_names = {};  // what the expected bug must name (Preset::bug_names)
   /// "kernel:preset", or "kernel" for defaults; --filter and reports use it.
   std::string id() const { return preset.empty() ? kernel : kernel + ":" + preset; }
 };

@@ -1,11 +1,14 @@
 #include "checker/report/progress.hpp"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <vector>
 
 #include "checker/explore/forwarding.hpp"
 
@@ -47,12 +50,23 @@ void ProgressLine::update(const std::function<std::string()>& text) {
   std::lock_guard lock(draw_mu_);
   if (mode_ == ProgressMode::terminal) {
     // Carriage return and "erase to end of line" redraw the line in place.
-    fmt::print(out_, "\r\x1b[K{}", text());
+    fmt::print(out_, "\r\x1b[K{}", fit_columns(text(), columns()));
     drawn_ = true;
   } else {
     fmt::print(out_, "{}\n", text());
   }
   std::fflush(out_);
+}
+
+std::size_t ProgressLine::columns() const {
+  if (mode_ != ProgressMode::terminal) return 0;
+  winsize ws{};
+  std::size_t width = 0;
+  if (ioctl(fileno(out_), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) width = ws.ws_col;
+  if (width == 0)
+    if (const char* env = std::getenv("COLUMNS")) width = std::strtoul(env, nullptr, 10);
+  if (width == 0 || width > 4096) width = 80;
+  return width - 1;  // a line filling the last column wraps on some terminals
 }
 
 void ProgressLine::finish() {
@@ -128,36 +142,90 @@ std::optional<double> TreeEstimate::total() const {
                           : std::numeric_limits<double>::infinity();
 }
 
-std::string run_progress_text(const RunProgress& p, const RunConfig& config,
-                              double unbounded_after) {
-  double rate = p.elapsed > 0 ? static_cast<double>(p.executions) / p.elapsed : 0;
-  std::string left;
+namespace {
+/// One part of a progress line: its full and its short form, and the order
+/// in which it is dropped when even the short forms do not fit (0: never).
+struct Part {
+  std::string full, brief;
+  int drop = 0;
+};
+
+std::string join_parts(const std::string& head, const std::vector<Part>& parts, bool brief,
+                       int dropped) {
+  std::string out = head;
+  for (const Part& part : parts) {
+    if (part.drop != 0 && part.drop <= dropped) continue;
+    const std::string& text = brief ? part.brief : part.full;
+    if (!text.empty()) out += text;
+  }
+  return out;
+}
+
+std::vector<Part> progress_parts(const RunProgress& p, const RunConfig& config,
+                                 double unbounded_after) {
+  const double rate = p.elapsed > 0 ? static_cast<double>(p.executions) / p.elapsed : 0;
+  std::vector<Part> parts;
+  parts.push_back({fmt::format("{} executions", p.executions), fmt::format("{} execs", p.executions)});
+  parts.push_back({fmt::format(", {:.0f}/s", rate), fmt::format(", {:.0f}/s", rate), 1});
+  parts.push_back({fmt::format(", depth {}", p.depth), fmt::format(", depth {}", p.depth), 2});
+  parts.push_back({fmt::format(", {:.1f} s elapsed", p.elapsed), fmt::format(", {:.0f} s", p.elapsed), 5});
   const bool exhaustive_strategy = config.strategy != "random" && config.strategy != "pct";
   if (p.estimated) {
     const double rest = std::max(0.0, *p.estimated - static_cast<double>(p.executions));
-    left = std::isinf(rest) ? ", left: more than 1e308 executions (estimated)"
-                            : fmt::format(", left: ~{} executions (estimated)", count_text(rest));
+    if (std::isinf(rest))
+      parts.push_back({", left: more than 1e308 executions (estimated)", ", left >1e308", 3});
+    else
+      parts.push_back({fmt::format(", left: ~{} executions (estimated)", count_text(rest)),
+                       fmt::format(", ~{} left", count_text(rest)), 3});
   } else if (exhaustive_strategy) {
-    left = ", left: unknown";
+    parts.push_back({", left: unknown", "", 3});
   }
-  std::string budget;
-  if (config.time_limit > 0)
+  std::string budget, brief;
+  if (config.time_limit > 0) {
     budget = fmt::format("{:.0f} s left", std::max(0.0, config.time_limit - p.elapsed));
+    brief = fmt::format("{:.0f} s", std::max(0.0, config.time_limit - p.elapsed));
+  }
   if (config.max_executions > 0) {
     auto rest = config.max_executions > p.executions ? config.max_executions - p.executions : 0;
     budget += fmt::format("{}{} executions left", budget.empty() ? "" : ", ", rest);
+    brief += fmt::format("{}{} execs", brief.empty() ? "" : ", ", rest);
   }
   const bool unbudgeted = budget.empty();
-  if (unbudgeted) budget = "none (runs until exhaustive)";
-  std::string out = fmt::format("heddle: {}: {} executions, {:.0f}/s, depth {}, {:.1f} s "
-                                "elapsed{}, budget: {}",
-                                p.run, p.executions, rate, p.depth, p.elapsed, left, budget);
+  if (unbudgeted)
+    parts.push_back({", budget: none (runs until exhaustive)", ", no budget", 4});
+  else
+    parts.push_back({", budget: " + budget, ", budget " + brief, 4});
   const bool may_end_soon =
       p.estimated && rate > 0 &&
       (*p.estimated - static_cast<double>(p.executions)) / rate < unbounded_after;
   if (unbudgeted && p.elapsed >= unbounded_after && !may_end_soon)
-    out += "; this run may not end: add --time-limit S or --max-executions N";
-  return out;
+    parts.push_back({"; this run may not end: add --time-limit S or --max-executions N",
+                     "; may not end: add --time-limit S"});
+  return parts;
+}
+}  // namespace
+
+std::string run_progress_text(const RunProgress& p, const RunConfig& config,
+                              double unbounded_after, std::size_t columns) {
+  const std::string head = fmt::format("heddle: {}: ", p.run);
+  const std::vector<Part> parts = progress_parts(p, config, unbounded_after);
+  std::string out = join_parts(head, parts, false, 0);
+  if (columns == 0 || out.size() <= columns) return out;
+  // Short forms first, then the parts in their drop order, then the name is cut.
+  for (int dropped = 0; dropped <= 5; ++dropped) {
+    out = join_parts(head, parts, true, dropped);
+    if (out.size() <= columns) return out;
+  }
+  std::string tail = join_parts("", parts, true, 5);
+  if (tail.size() + 12 >= columns) return fit_columns(out, columns);
+  return fit_columns("heddle: " + p.run, columns - tail.size() - 2) + ": " + tail;
+}
+
+std::string fit_columns(std::string text, std::size_t columns) {
+  if (columns == 0 || text.size() <= columns) return text;
+  if (columns <= 3) return text.substr(0, columns);
+  text.resize(columns - 3);
+  return text + "...";
 }
 
 }  // namespace heddle

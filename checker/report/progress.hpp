@@ -39,6 +39,9 @@ class ProgressLine {
   /// Seconds since construction.
   double elapsed() const;
   ProgressMode mode() const noexcept { return mode_; }
+  /// The columns a line may fill without wrapping: the terminal's width less
+  /// one (the cursor's last column), read at each call; 0 (any) in plain mode.
+  std::size_t columns() const;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -105,8 +108,13 @@ struct RunProgress {
 /// executions/s, depth of the last execution, elapsed time, the estimated
 /// work left (or "unknown" for an exhaustive strategy without an estimator)
 /// and what is left of the budget. A run with no budget that is still going
-/// after `unbounded_after` seconds says it may not end.
+/// after `unbounded_after` seconds says it may not end. With `columns` > 0
+/// the text fits that many columns: the least useful parts go first, in short
+/// forms, and the run's name is cut last.
 std::string run_progress_text(const RunProgress& p, const RunConfig& config,
-                              double unbounded_after = 60);
+                              double unbounded_after = 60, std::size_t columns = 0);
+
+/// `text` cut to `columns` (0: unchanged), ending in "..." when cut.
+std::string fit_columns(std::string text, std::size_t columns);
 
 }  // namespace heddle

@@ -61,6 +61,7 @@ void check_fields(const nlohmann::json& j, const std::string& path) {
   if (!absent_or(j, "strategy", &J::is_string)) wrong("strategy", "a strategy's name");
   if (!absent_or(j, "stopped_by", &J::is_string)) wrong("stopped_by", "a string");
   if (!absent_or(j, "notes", &J::is_array)) wrong("notes", "an array of strings");
+  if (!absent_or(j, "restricted", &J::is_array)) wrong("restricted", "an array of strings");
   if (!absent_or(j, "stats", &J::is_object) ||
       (j.contains("stats") && !absent_or(j["stats"], "seconds", &J::is_number)))
     wrong("stats", "an object whose \"seconds\" is a number");
@@ -239,6 +240,12 @@ MergedRun merge_summaries(const std::vector<std::string>& files) {
         n));
   complete &= needed.empty();
   r.exhaustive = !bug_item && complete;
+  for (const auto& j : sums)
+    for (const auto& n : j.value("restricted", nlohmann::json::array()))
+      if (n.is_string() && std::find(r.restrictions.begin(), r.restrictions.end(),
+                                     n.get<std::string>()) == r.restrictions.end())
+        r.restrictions.push_back(n.get<std::string>());
+  apply_restrictions(r);
   if (bug_item) {
     r.stopped_by = "first bug";
     const auto& sched = sums[bug_file]["split"]["schedule"];

@@ -1,6 +1,7 @@
 #include "checker/report/text_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -14,6 +15,9 @@ std::string coverage(const RunResult& r) {
   if (r.stopped_by == "max-executions") return "not exhaustive: max-executions budget reached";
   if (r.stopped_by == "time-limit") return "not exhaustive: time limit reached";
   if (r.stopped_by == "preemption-bound") return "not exhaustive: preemption bound reached";
+  if (r.stopped_by == "restriction")
+    return "not exhaustive: the model restricted its exploration (" +
+           fmt::format("{}", fmt::join(r.restrictions, "; ")) + ")";
   return "not exhaustive";
 }
 
@@ -154,6 +158,7 @@ nlohmann::json summary_json(const Kernel& kernel, const Params& params, const Ru
                 {"max_depth", r.stats.max_depth},
                 {"seconds", r.stats.seconds}};
   j["notes"] = r.notes;
+  if (!r.restrictions.empty()) j["restricted"] = r.restrictions;
   j["report"] = r.bug ? report_to_json(*r.bug) : nlohmann::json();
   if (r.seed) j["seed"] = *r.seed;
   j["kernel_at"] = kernel.at;

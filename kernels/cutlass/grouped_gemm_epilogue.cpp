@@ -110,11 +110,13 @@ const Registration grouped_gemm_epilogue =
         .param("others", 0, "other consumer threads writing sD rows (besides warp 0)", 0, 3)
         .flag("fixed", false, "commit; wait_group.read 0 before the rewrite (CUTLASS v3.9.0)")
         .flag("no_fence", false, "leave out fence_view_async_shared before the TMA store (a bug)")
-        .preset("shipped", {{"fixed", "false"}}, Verdict::race)
+        .preset("shipped", {{"fixed", "false"}}, Verdict::race).naming({"tensormap_D"})
         .preset("fixed", {{"fixed", "true"}}).exhaustive()
         .preset("cooperative_shipped", {{"others", "1"}, {"subtiles", "2"}}, Verdict::race)
+        .naming({"tensormap_D"})
         // The reporter's 128x256 tile: 8 subtiles, 4 consumer warps.
         .preset("tile_128x256_shipped", {{"others", "3"}, {"subtiles", "8"}}, Verdict::race)
+        .naming({"tensormap_D"})
         .preset("tile_128x256_fixed", {{"fixed", "true"}, {"groups", "2"}, {"tiles", "2"},
                                        {"subtiles", "8"}, {"others", "3"}, {"stages", "4"}})
         .body([](const Params& p) {

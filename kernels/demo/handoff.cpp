@@ -8,7 +8,7 @@ using namespace heddle;
 const auto handoff =
     kernel("demo/handoff", "a producer hands a filled buffer to a consumer (tutorial)")
         .flag("fixed", false, "signal after writing the buffer, not before")
-        .preset("shipped", {{"fixed", "false"}}, Verdict::race)
+        .preset("shipped", {{"fixed", "false"}}, Verdict::race).naming({"data"})
         .preset("fixed", {{"fixed", "true"}}).exhaustive()
         .body([](const Params& p) {
           const bool fixed = p.get_bool("fixed");

@@ -48,7 +48,7 @@ Mesh::Mesh(MeshConfig config) : config_(std::move(config)) {
                                    config_.devices));
   }
   t_mesh = this;
-  if (config_.dma_order != DmaOrder::any) heddle::note(restriction(config_.dma_order));
+  if (config_.dma_order != DmaOrder::any) heddle::restrict_exploration(restriction(config_.dma_order));
   barrier_ = &make_semaphore(*this, "barrier_sem", SemKind::barrier).family();
   // Made here, at setup, so that its ids do not depend on which core's
   // sync_copy runs first; scoped, so that idle it is listed nowhere.

@@ -200,3 +200,40 @@ TEST_CASE("classify judges outcomes against expectations", "[ci]") {
   CHECK(crashed.error);
   CHECK(crashed.reason == "the run was killed by signal 11");
 }
+
+TEST_CASE("an expected bug that names its race fails CI when a different race is found", "[ci]") {
+  auto judged = [](std::vector<std::string> names, nlohmann::json summary) {
+    CiOutcome o;
+    o.c = CiCase{"k", "p", {}, Verdict::race, false, std::move(names)};
+    o.summary = std::move(summary);
+    o.exit_code = 1;
+    classify(o);
+    return o;
+  };
+  nlohmann::json access{{"region", "sOut"}, {"at", "kernels/x/epi.cpp:87"}, {"agent", "w0"}};
+  nlohmann::json race{{"verdict", "race"},
+                      {"executions", 3},
+                      {"report", {{"title", "data race on desc[0:128]"},
+                                  {"accesses", nlohmann::json::array({access})}}}};
+  CHECK(judged({}, race).passed);
+  CHECK(judged({"sOut"}, race).passed);                          // an access's object
+  CHECK(judged({"epi.cpp:87"}, race).passed);                    // an access's site
+  CHECK(judged({"sOut", "epi.cpp:87"}, race).passed);            // each must be named
+  CHECK_FALSE(judged({"sOu"}, race).passed);                     // objects match whole
+  CHECK_FALSE(judged({"data"}, race).passed);                    // the title is not read
+  auto other = judged({"epi.cpp:88"}, race);
+  CHECK_FALSE(other.passed);
+  CHECK(other.reason == "expected race naming epi.cpp:88, found race: data race on desc[0:128], "
+                        "which names no epi.cpp:88");
+  CHECK_FALSE(judged({"sOut", "sD"}, race).passed);
+  // The table says what is expected.
+  CiOutcome o = judged({"sOut"}, race);
+  CHECK(format_ci_table({o}, CiOptions{}).find("race naming sOut") != std::string::npos);
+}
+
+TEST_CASE("naming() follows a preset that expects a bug", "[ci]") {
+  CHECK_THROWS_AS(kernel("test/naming_misuse", "").preset("p", {}).naming({"x"}),
+                  std::logic_error);
+  CHECK_THROWS_AS(kernel("test/naming_misuse", "").naming({"x"}), std::logic_error);
+  CHECK_NOTHROW(kernel("test/naming_misuse", "").preset("p", {}, Verdict::race).naming({"x"}));
+}

@@ -46,6 +46,34 @@ TEST_CASE("progress text: kernel, executions, rate, depth, elapsed, work and bud
   CHECK(run_progress_text(p, c).find("left: unknown") == std::string::npos);
 }
 
+TEST_CASE("progress text fits the terminal's columns, dropping the least useful parts first",
+          "[ci]") {
+  RunConfig c;
+  c.time_limit = 10;
+  c.max_executions = 5000;
+  RunProgress p{"pallas_tpu/all_reduce (devices=8 dma_order=any steps=7)", 123456, 148, 20.0,
+                4.5e6};
+  const std::string full = run_progress_text(p, c);
+  REQUIRE(full.size() > 150);  // the case the issue measured: 150-205 characters
+  CHECK(run_progress_text(p, c, 60, 0) == full);
+  for (std::size_t cols : {200u, 120u, 79u, 59u, 39u, 20u}) {
+    const std::string fit = run_progress_text(p, c, 60, cols);
+    INFO(cols << ": " << fit);
+    CHECK(fit.size() <= cols);
+    CHECK(fit.rfind("heddle: ", 0) == 0);
+    if (cols >= 59) CHECK(fit.find("123456 exec") != std::string::npos);  // the count stays
+    if (cols >= 79) CHECK(fit.find("all_reduce") != std::string::npos);
+  }
+  // A run that may not end keeps saying so in a narrow terminal.
+  RunConfig none;
+  RunProgress slow{"ci/slow", 1000, 24, 61.0, std::nullopt};
+  const std::string warned = run_progress_text(slow, none, 60, 79);
+  CHECK(warned.size() <= 79);
+  CHECK(warned.find("may not end: add --time-limit") != std::string::npos);
+  CHECK(fit_columns("abcdefgh", 6) == "abc...");
+  CHECK(fit_columns("abc", 6) == "abc");
+}
+
 TEST_CASE("a run with no budget that looks unbounded says so after a while", "[ci]") {
   RunConfig c;
   RunProgress p{"ci/slow", 1000, 24, 61.0, std::nullopt};
@@ -110,6 +138,29 @@ TEST_CASE("progress appears on a pseudo-terminal, in place", "[ci][slow]") {
                            " run --all --filter ci/slow --budget-per-kernel 1");
   CHECK(job.find("\r\x1b[K" "heddle: 0/1 cases done, 0 failed") != std::string::npos);
   CHECK(job.find("running: ci/slow") != std::string::npos);
+}
+
+TEST_CASE("on a narrow terminal each redrawn progress line fits without wrapping",
+          "[ci][slow]") {
+  if (!on_path("script") || !on_path("stty")) {
+    WARN("skipped: script(1) or stty is not installed, so no pseudo-terminal can be made");
+    return;
+  }
+  std::string tty = on_pty("stty cols 60; " + kSlow);
+  INFO(tty);
+  const std::string redraw = "\r\x1b[K";
+  std::size_t at = tty.find(redraw), lines = 0;
+  while (at != std::string::npos) {
+    std::size_t next = tty.find(redraw, at + redraw.size());
+    std::string line = tty.substr(at + redraw.size(), next == std::string::npos
+                                                          ? std::string::npos
+                                                          : next - at - redraw.size());
+    line = line.substr(0, line.find('\n'));  // the report follows the last erase
+    CHECK(line.size() <= 59);
+    lines += !line.empty();
+    at = next;
+  }
+  CHECK(lines >= 2);
 }
 
 TEST_CASE("progress is not drawn when piped; logs get plain lines", "[ci][slow]") {

@@ -136,7 +136,7 @@ TEST_CASE("dfs executions of the ring are the linear extensions of its partial o
   // Eager DMAs make the buggy ring deterministic: 1,993,536 orders (poset.hpp).
   auto eager = run(kRing, {{"dma_order", "eager"}}, dfs());
   CHECK(eager.verdict == Verdict::ok);
-  CHECK(eager.exhaustive);
+  CHECK(eager.stopped_by == "restriction");  // every eager order, but not every order
   CHECK(eager.stats.executions == test::ring_executions(3, 2, true));
   // One step (no reuse): the async phases are explored too, 667,296 orders.
   auto one = run(kRing, {{"steps", "1"}, {"fixed", "true"}}, dfs());
@@ -151,8 +151,33 @@ TEST_CASE("dma_order=eager hides the ring bug and says exploration was restricte
   auto r = run(kRing, {{"dma_order", "eager"}}, budget(100000));
   CHECK(r.verdict == Verdict::ok);
   CHECK(has_note(r, "exploration restricted by dma_order=eager"));
+  // The restricted space was covered, but the verdict must not say "exhaustive"
+  // or "verified": the race it hides is real (issue 50, item 8).
+  CHECK_FALSE(r.exhaustive);
+  CHECK(r.stopped_by == "restriction");
+  REQUIRE(r.restrictions.size() == 1);
+  CHECK(r.restrictions[0].find("dma_order=eager") != std::string::npos);
+  const Kernel& k = find_kernel(kRing);
+  const Params p = k.resolve({{"dma_order", "eager"}});
+  const std::string text = format_run(k, p, RunConfig{}, r, "", "heddle");
+  CHECK(text.find("summary: no bug found;") != std::string::npos);
+  CHECK(text.find("not exhaustive: the model restricted its exploration (exploration restricted "
+                  "by dma_order=eager") != std::string::npos);
+  CHECK(text.find("verified") == std::string::npos);
+  const nlohmann::json j = summary_json(k, p, RunConfig{}, r);
+  CHECK(j["verdict"] == "no_bug_found");
+  CHECK(j["exhaustive"] == false);
+  CHECK(j["stopped_by"] == "restriction");
+  CHECK(j["restricted"] == nlohmann::json(r.restrictions));
   auto any = run(kRing, {}, budget(1));
   CHECK_FALSE(has_note(any, "exploration restricted"));
+  CHECK(any.restrictions.empty());
+  // A split run says the same.
+  RunConfig split = budget(100000);
+  split.jobs = 2;
+  auto jobs = run(kRing, {{"dma_order", "eager"}}, split);
+  CHECK_FALSE(jobs.exhaustive);
+  CHECK(jobs.stopped_by == "restriction");
 }
 
 TEST_CASE("dma_order=on_wait finds the ring bug (newest DMA first)", "[tpu]") {
