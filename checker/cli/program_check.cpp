@@ -10,7 +10,9 @@
 #include "checker/program_runner.hpp"
 #include "checker/report/text_report.hpp"
 
-namespace heddle {
+// A namespace of its own: in a unity build (a user project's --unity
+// subprojects) this file shares a translation unit with cli.cpp.
+namespace heddle::program_check {
 namespace {
 
 using Options = std::map<std::string, std::string>;
@@ -93,7 +95,7 @@ std::string without_replay_hint(const std::string& report) {
   return out;
 }
 
-LaunchOutcome check(const Kernel& k, const ProgramLaunch& launch, const Options& options) {
+LaunchOutcome check_launch(const Kernel& k, const ProgramLaunch& launch, const Options& options) {
   RunConfig config = config_of(options);
   std::map<std::string, std::string> given;
   for (const ParamSpec& p : k.params) given[p.name] = p.default_value;
@@ -137,7 +139,7 @@ LaunchOutcome check(const Kernel& k, const ProgramLaunch& launch, const Options&
   return out;
 }
 
-const Registration registered = set_launch_checker(LaunchChecker{validate, check});
+const Registration registered = set_launch_checker(LaunchChecker{validate, check_launch});
 
 }  // namespace
-}  // namespace heddle
+}  // namespace heddle::program_check
