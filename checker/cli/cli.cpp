@@ -19,6 +19,7 @@
 #endif
 
 #include "checker/cli/ci_job.hpp"
+#include "checker/cli/program_cmd.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/engine/source_path.hpp"
 #include "checker/engine/interrupt.hpp"
@@ -526,6 +527,8 @@ int main(int argc, char** argv) {
   merge->add_option("--summary-json", args.summary_json, "write the merged summary as JSON");
   merge->add_flag("--require-exhaustive", args.require_exhaustive,
                   "fail (exit 1) when the shards together did not cover every execution");
+  ProgramArgs program_args;
+  add_program_commands(app, program_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -537,6 +540,7 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);  // past a file size limit a write fails (EFBIG): an error, not a kill
   try {
     if (app.got_subcommand("list")) return list_kernels();
+    if (int code = run_program_command(program_args); code >= 0) return code;
     if (app.got_subcommand("run")) {
       for (const auto& [kind, file] : files) {
         if (file.empty()) continue;

@@ -102,6 +102,15 @@ std::uint64_t Grid::map_global(Region& r) {
   return base;
 }
 
+void Grid::map_global_at(Region& r, std::uint64_t base) {
+  std::uint64_t bytes = r.size() * r.elem_size();
+  for (const Mapping& m : mappings_)
+    if (base < m.base + m.region->size() * m.region->elem_size() && m.base < base + bytes)
+      throw ModelError(fmt::format("{} at {:#x} overlaps {} in global memory", r.name(), base,
+                                   m.region->name()));
+  mappings_.push_back(Mapping{base, &r});
+}
+
 std::pair<Region*, std::size_t> Grid::resolve(std::uint64_t addr, std::size_t bytes) const {
   for (const Mapping& m : mappings_) {
     std::uint64_t size = m.region->size() * m.region->elem_size();

@@ -84,6 +84,9 @@ class Grid {
 
   /// Gives `r` a global address (256-byte aligned) and returns it.
   std::uint64_t map_global(Region& r);
+  /// Maps `r` at global address `base` (a program's device memory,
+  /// models/cuda); ModelError when it overlaps a mapping.
+  void map_global_at(Region& r, std::uint64_t base);
   /// The region and byte offset at global address `addr` spanning `bytes`;
   /// nullopt-like {nullptr} when unmapped.
   std::pair<Region*, std::size_t> resolve(std::uint64_t addr, std::size_t bytes) const;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace heddle::ptx {
@@ -83,6 +84,22 @@ void write_tensormap(gpu::View<std::uint8_t>& map, const ArgSpec& a,
 
 }  // namespace
 
+void encode_tensormap(std::uint8_t* out, std::uint64_t address, const std::uint32_t shape[2],
+                      const std::uint32_t box[2], std::uint32_t elem) {
+  TensorShape s;
+  s.rank = 2;
+  s.elem = elem;
+  for (int k = 0; k < 2; ++k) {
+    s.box[k] = box[k];
+    s.dims[k] = shape[k];
+  }
+  dense_strides(s);
+  gpu::TmaDesc d;
+  d.global_address = address;
+  std::memcpy(out, &d, sizeof d);
+  encode_shape(reinterpret_cast<std::byte*>(out), s);
+}
+
 ArgSpec parse_arg(const std::string& text) {
   ArgSpec a;
   std::size_t eq = text.find('='), colon = text.find(':');
@@ -153,7 +170,8 @@ std::array<int, 3> parse_dims(const std::string& text, const char* what) {
 
 LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
   const Program& p = program();
-  if (launch.args.size() != p.params.size())
+  if (!launch.raw.empty()) adopt_raw();
+  else if (launch.args.size() != p.params.size())
     throw UsageError(fmt::format("kernel {} takes {} parameters, {} --arg given", p.kernel,
                                  p.params.size(), launch.args.size()));
   for (const ArgSpec& a : launch.args)
@@ -199,7 +217,34 @@ LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
       shared_[i] = gpu::shared<std::uint8_t>(p.symbols[i].display, p.symbols[i].bytes);
 }
 
+void LaunchState::adopt_raw() {
+  const Program& p = program();
+  if (launch_.raw.size() != p.params.size())
+    throw UsageError(fmt::format("kernel {} takes {} parameters, the launch passed {}", p.kernel,
+                                 p.params.size(), launch_.raw.size()));
+  for (std::size_t i = 0; i < launch_.raw.size(); ++i) {
+    std::vector<std::uint8_t> bytes = launch_.raw[i];
+    std::uint64_t address = 0;
+    if (bytes.size() > 8) {  // its own global copy: a tensormap where it has a tensormap's size
+      const std::string& name = p.symbols[static_cast<std::size_t>(p.params[i])].display;
+      gpu::View<std::uint8_t> copy = bytes.size() == 128 ? gpu::global_tensormap(name, gpu::TmaDesc{})
+                                                         : gpu::global<std::uint8_t>(name, bytes.size());
+      std::memcpy(copy.region().bytes(), bytes.data(), bytes.size());
+      address = gpu::current_grid().address_of(copy.region());
+    }
+    bytes.resize(std::max<std::size_t>(bytes.size(), 8));
+    params_.push_back(std::move(bytes));
+    raw_addresses_.push_back(address);
+  }
+}
+
 std::uint64_t LaunchState::param_address(int i) const {
+  if (!launch_.raw.empty()) {
+    std::uint64_t address = raw_addresses_.at(static_cast<std::size_t>(i));
+    if (address != 0) return address;
+    throw ModelError(fmt::format("the kernel takes the address of parameter {}: only parameters "
+                                 "wider than 8 bytes have a modelled address", i));
+  }
   const ArgSpec& a = launch_.args.at(static_cast<std::size_t>(i));
   if (a.kind == ArgSpec::Kind::bytes) return param_at_.at(static_cast<std::size_t>(i));
   if (a.kind != ArgSpec::Kind::tensormap)
@@ -262,8 +307,10 @@ std::pair<Region*, std::size_t> LaunchState::resolve(Space space, std::uint64_t 
                      in.loc);
   }
   throw ModelError(fmt::format("`{}` accesses {} bytes at unmapped {} address {:#x} (out of "
-                               "bounds of every buffer: enlarge the --arg buffer?)",
-                               in.opcode, bytes, space == Space::shared ? "shared" : "global", addr),
+                               "bounds of every {})",
+                               in.opcode, bytes, space == Space::shared ? "shared" : "global", addr,
+                               launch_.raw.empty() ? "buffer: enlarge the --arg buffer?"
+                                                   : "allocation and variable"),
                    in.loc);
 }
 

@@ -47,6 +47,11 @@ std::uint32_t parse_smem(const std::string& text);
 /// Parses "X[,Y[,Z]]" into three dimensions.
 std::array<int, 3> parse_dims(const std::string& text, const char* what);
 
+/// Writes heddle's tensormap encoding (128 bytes: models/gpu TmaDesc, and the
+/// box shape in elements at byte 64) of a `shape` tensor at `address` cut in `box`es.
+void encode_tensormap(std::uint8_t* out, std::uint64_t address, const std::uint32_t shape[2],
+                      const std::uint32_t box[2], std::uint32_t elem);
+
 /// What the user gave: the program and its launch.
 struct Launch {
   std::shared_ptr<const Program> program;
@@ -54,9 +59,17 @@ struct Launch {
   std::array<int, 3> cluster{1, 1, 1};  // CTAs per cluster (set by apply_cluster)
   bool explicit_cluster = false;        // launched with cluster dimensions (%is_explicit_cluster)
   std::vector<ArgSpec> args;
+  /// A launch from a running program (models/cuda): the bytes the host passed
+  /// for each parameter, in order (then `args` is empty). A parameter wider
+  /// than 8 bytes (a __grid_constant__ CUtensorMap, a struct) also gets a
+  /// global copy, its address for `mov`/`cvta.param`.
+  std::vector<std::vector<std::uint8_t>> raw;
+  /// The grid's CTAs this launch runs: [first_cta, first_cta + ctas()) of
+  /// `grid` when `batch` is set (a program's large launch, run in parts).
+  int first_cta = 0, batch = 0;
   int threads() const { return block[0] * block[1] * block[2]; }
   int warps() const { return (threads() + 31) / 32; }
-  int ctas() const { return grid[0] * grid[1] * grid[2]; }
+  int ctas() const { return batch > 0 ? batch : grid[0] * grid[1] * grid[2]; }
   int cluster_size() const { return cluster[0] * cluster[1] * cluster[2]; }
 };
 
@@ -109,6 +122,9 @@ class LaunchState {
   void observe_buffers() const;
 
  private:
+  /// Takes a raw launch's parameter bytes (Launch::raw).
+  void adopt_raw();
+
   const Launch& launch_;
   std::vector<std::vector<std::uint8_t>> params_;
   std::map<std::string, gpu::View<std::uint8_t>> buffers_;
@@ -118,6 +134,7 @@ class LaunchState {
   std::vector<gpu::View<std::uint8_t>> variables_; // the .global variables, observed at exit
   std::map<std::pair<int, std::uint32_t>, gpu::Mbarrier*> mbarriers_;
   std::map<std::tuple<const Region*, std::size_t, int>, SyncClock> locations_;
+  std::vector<std::uint64_t> raw_addresses_;  // raw launches: each wide parameter's copy (0: none)
 };
 
 /// Runs warp `warp` of the caller's CTA (the body of one heddle thread).

@@ -102,7 +102,7 @@ std::uint64_t Warp::special(const Arg& a, int lane) const {
   switch (a.special) {
     case Special::tid: return static_cast<std::uint64_t>(split(tid, L.block, a.component));
     case Special::ntid: return static_cast<std::uint64_t>(L.block[a.component]);
-    case Special::ctaid: return static_cast<std::uint64_t>(ctaid_of(L, cta)[a.component]);
+    case Special::ctaid: return static_cast<std::uint64_t>(ctaid_of(L, cta + L.first_cta)[a.component]);
     case Special::nctaid: return static_cast<std::uint64_t>(L.grid[a.component]);
     case Special::laneid: return static_cast<std::uint64_t>(lane);
     case Special::warpid: return static_cast<std::uint64_t>(warp_);
