@@ -47,6 +47,9 @@ class Strategy {
   virtual std::uint32_t choose(std::uint32_t n, const Execution& ex) = 0;
   /// Called once the execution has ended, with its full trace.
   virtual void end_execution(const Execution& ex) = 0;
+  /// The run stops after the execution now ending: its end_execution may
+  /// skip what only later executions need (DPOR's race analysis).
+  virtual void stopping() {}
   /// True once every execution of the model has been covered. A strategy
   /// that stops for another reason (random, pct) returns false.
   virtual bool exhaustive() const = 0;

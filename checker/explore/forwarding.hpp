@@ -20,6 +20,7 @@ class ForwardingStrategy : public Strategy {
     return inner_->choose(n, ex);
   }
   void end_execution(const Execution& ex) override { inner_->end_execution(ex); }
+  void stopping() override { inner_->stopping(); }
   bool exhaustive() const override { return inner_->exhaustive(); }
   std::string stopped_by() const override { return inner_->stopped_by(); }
   StrategyStats stats() const override { return inner_->stats(); }

@@ -180,8 +180,9 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     // what to explore next: DPOR's race analysis of a livelock's 100,000
     // steps ran for minutes past --time-limit (issue 54.6). A replay's end
     // checks the schedule, and its decorators record the execution there.
-    const bool last = ex.bug() && config.stop_at_first_bug && config.strategy != "replay";
-    if (!last) strategy.end_execution(ex);
+    // Decorators (timelines, estimates) still see the execution end.
+    if (ex.bug() && config.stop_at_first_bug && config.strategy != "replay") strategy.stopping();
+    strategy.end_execution(ex);
     for (const auto& n : ex.notes())
       if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end())
         result.notes.push_back(n);

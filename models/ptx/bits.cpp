@@ -10,7 +10,6 @@
 namespace heddle::ptx {
 namespace {
 
-const Type kBitsU32{Type::Kind::u, 4};
 
 // bfe: `len` bits of `a` from `pos`, sign-filled for .s32/.s64 with a's bit
 // at min(pos + len - 1, msb), zero-filled otherwise.
@@ -78,16 +77,16 @@ void bit_op(Warp& w, const Instr& in, int lane) {
   const Type& t = in.type;
   auto arg = [&](std::size_t i, const Type& ty) { return w.value(A.at(i), lane, ty); };
   switch (in.op) {
-    case Op::bfe: return w.set(A[0], lane, bfe(arg(1, t), arg(2, kBitsU32), arg(3, kBitsU32), t), t);
-    case Op::bfi: return w.set(A[0], lane, bfi(arg(1, t), arg(2, t), arg(3, kBitsU32), arg(4, kBitsU32), t), t);
+    case Op::bfe: return w.set(A[0], lane, bfe(arg(1, t), arg(2, kU32), arg(3, kU32), t), t);
+    case Op::bfi: return w.set(A[0], lane, bfi(arg(1, t), arg(2, t), arg(3, kU32), arg(4, kU32), t), t);
     case Op::prmt:
-      return w.set(A[0], lane, prmt(in, static_cast<std::uint32_t>(arg(1, kBitsU32)),
-                                    static_cast<std::uint32_t>(arg(2, kBitsU32)),
-                                    static_cast<std::uint32_t>(arg(3, kBitsU32))), kBitsU32);
-    case Op::popc: return w.set(A[0], lane, static_cast<std::uint64_t>(std::popcount(truncate(arg(1, t), t.bytes))), kBitsU32);
+      return w.set(A[0], lane, prmt(in, static_cast<std::uint32_t>(arg(1, kU32)),
+                                    static_cast<std::uint32_t>(arg(2, kU32)),
+                                    static_cast<std::uint32_t>(arg(3, kU32))), kU32);
+    case Op::popc: return w.set(A[0], lane, static_cast<std::uint64_t>(std::popcount(truncate(arg(1, t), t.bytes))), kU32);
     case Op::clz: {
       std::uint64_t v = truncate(arg(1, t), t.bytes);
-      return w.set(A[0], lane, static_cast<std::uint64_t>(std::countl_zero(v) - (64 - 8 * t.bytes)), kBitsU32);
+      return w.set(A[0], lane, static_cast<std::uint64_t>(std::countl_zero(v) - (64 - 8 * t.bytes)), kU32);
     }
     case Op::brev: {
       std::uint64_t v = arg(1, t), r = 0;
@@ -97,7 +96,7 @@ void bit_op(Warp& w, const Instr& in, int lane) {
     case Op::lop3: {  // bit i of d = bit (a_i b_i c_i as a 3-bit number) of immLut
       if (A[0].kind == Arg::Kind::pair)
         throw ModelError(fmt::format("`{}`: the predicate form of lop3 is not modelled", in.opcode), in.loc);
-      std::uint64_t a = arg(1, t), b = arg(2, t), c = arg(3, t), lut = arg(4, kBitsU32), d = 0;
+      std::uint64_t a = arg(1, t), b = arg(2, t), c = arg(3, t), lut = arg(4, kU32), d = 0;
       for (int i = 0; i < 8 * t.bytes; ++i) {
         unsigned idx = static_cast<unsigned>((a >> i & 1) << 2 | (b >> i & 1) << 1 | (c >> i & 1));
         d |= (lut >> idx & 1) << i;
@@ -108,13 +107,13 @@ void bit_op(Warp& w, const Instr& in, int lane) {
       const int bits = 8 * t.bytes;
       std::uint64_t v = truncate(arg(1, t), t.bytes);
       if (t.is_signed() && (v >> (bits - 1) & 1)) v = truncate(~v, t.bytes);
-      if (v == 0) return w.set(A[0], lane, 0xffffffffu, kBitsU32);
+      if (v == 0) return w.set(A[0], lane, 0xffffffffu, kU32);
       int pos = 63 - std::countl_zero(v);
-      return w.set(A[0], lane, static_cast<std::uint64_t>(in.has("shiftamt") ? bits - 1 - pos : pos), kBitsU32);
+      return w.set(A[0], lane, static_cast<std::uint64_t>(in.has("shiftamt") ? bits - 1 - pos : pos), kU32);
     }
     case Op::shf:
-      return w.set(A[0], lane, shf(in, static_cast<std::uint32_t>(arg(1, kBitsU32)), static_cast<std::uint32_t>(arg(2, kBitsU32)),
-                                   static_cast<std::uint32_t>(arg(3, kBitsU32))), kBitsU32);
+      return w.set(A[0], lane, shf(in, static_cast<std::uint32_t>(arg(1, kU32)), static_cast<std::uint32_t>(arg(2, kU32)),
+                                   static_cast<std::uint32_t>(arg(3, kU32))), kU32);
     default: throw ModelError(fmt::format("`{}` is not a bit operation", in.opcode), in.loc);
   }
 }

@@ -15,7 +15,6 @@
 namespace heddle::ptx {
 namespace {
 
-const Type kU32{Type::Kind::u, 4};
 
 // Size operand: a multiple of 16 bytes (PTX ISA 9.7.9.25.4.1).
 std::uint32_t copy_size(Warp& w, const Instr& in, int lane) {

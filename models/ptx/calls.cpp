@@ -25,7 +25,6 @@ namespace {
 
 constexpr std::uint64_t kMaxLocal = 1 << 20;  // bytes of local memory per lane
 constexpr std::size_t kMaxDepth = 1024;       // call depth (runaway recursion)
-const Type kU64{Type::Kind::u, 8};
 
 // The bytes of `bytes` at address `addr` of the lane's local memory, grown on first use.
 std::byte* local_at(Warp& w, int lane, std::uint64_t addr, std::size_t bytes, const Instr& in) {

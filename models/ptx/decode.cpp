@@ -20,7 +20,7 @@ constexpr std::size_t kMaxRegisters = 1 << 14;
 constexpr std::uint64_t kMaxShared = 1 << 20;
 constexpr std::uint64_t kMaxFrame = 1 << 16;  // a function's .local and .param bytes
 
-struct Scope {
+struct BlockScope {
   int parent = -1;
   std::map<std::string, int> regs;
   std::map<std::string, int> labels;
@@ -37,7 +37,7 @@ class Decoder {
           std::vector<Refusal>* refusals)
       : m_(m), f_(f), p_(p), dynamic_shared_(dynamic_shared), func_(func),
         base_(static_cast<int>(p.code.size())), refusals_(refusals) {
-    scopes_.push_back(Scope{});
+    scopes_.push_back(BlockScope{});
   }
 
   void run() {
@@ -215,7 +215,7 @@ class Decoder {
           if (stack.empty()) {
             stack.push_back(0);
           } else {
-            scopes_.push_back(Scope{cur, {}, {}, {}});
+            scopes_.push_back(BlockScope{cur, {}, {}, {}});
             stack.push_back(static_cast<int>(scopes_.size()) - 1);
           }
           break;
@@ -265,19 +265,19 @@ class Decoder {
   Arg name_arg(const std::string& n, int scope, const Pos& at, bool label_ok) {
     Arg a;
     key_ = n;
-    if (int r = lookup(scope, [](const Scope& s) -> const auto& { return s.regs; }); r >= 0) {
+    if (int r = lookup(scope, [](const BlockScope& s) -> const auto& { return s.regs; }); r >= 0) {
       a.kind = Arg::Kind::reg;
       a.reg = r;
       return a;
     }
     if (label_ok) {
-      if (int l = lookup(scope, [](const Scope& s) -> const auto& { return s.labels; }); l >= 0) {
+      if (int l = lookup(scope, [](const BlockScope& s) -> const auto& { return s.labels; }); l >= 0) {
         a.kind = Arg::Kind::label;
         a.imm = l;
         return a;
       }
     }
-    if (int v = lookup(scope, [](const Scope& s) -> const auto& { return s.vars; }); v >= 0) {
+    if (int v = lookup(scope, [](const BlockScope& s) -> const auto& { return s.vars; }); v >= 0) {
       a.kind = Arg::Kind::symbol;
       a.symbol = v;
       return a;
@@ -401,7 +401,7 @@ class Decoder {
   const Module& m_;
   const Function& f_;
   Program& p_;
-  std::vector<Scope> scopes_;
+  std::vector<BlockScope> scopes_;
   std::vector<int> scope_of_;  // per body statement
   std::vector<SourceLoc> loc_;
   std::string key_;

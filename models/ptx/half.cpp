@@ -18,7 +18,6 @@
 namespace heddle::ptx {
 namespace {
 
-const Type kHalfPred{Type::Kind::pred, 1};
 
 Type element(const Type& t) { return Type{t.kind, t.bytes / t.pack, 1}; }
 
@@ -179,10 +178,10 @@ bool combine(const Instr& in, bool t, bool c) {
 // setp's destinations (9.7.7.1): p = BoolOp(t, c), q = BoolOp(!t, c).
 void write_setp(Warp& w, const Instr& in, int lane, bool t) {
   const Arg& d = in.args.at(0);
-  bool c = in.args.size() > 3 ? w.value(in.args[3], lane, kHalfPred) != 0 : false;
-  if (d.kind != Arg::Kind::pair) return w.set(d, lane, combine(in, t, c), kHalfPred);
-  w.set(d.elems.at(0), lane, combine(in, t, c), kHalfPred);
-  w.set(d.elems.at(1), lane, combine(in, !t, c), kHalfPred);
+  bool c = in.args.size() > 3 ? w.value(in.args[3], lane, kPred) != 0 : false;
+  if (d.kind != Arg::Kind::pair) return w.set(d, lane, combine(in, t, c), kPred);
+  w.set(d.elems.at(0), lane, combine(in, t, c), kPred);
+  w.set(d.elems.at(1), lane, combine(in, !t, c), kPred);
 }
 
 bool narrow_supported(const Instr& in) {
@@ -214,9 +213,9 @@ void narrow_alu(Warp& w, const Instr& in, int lane) {
     if (t.pack == 1) return write_setp(w, in, lane, r[0]);
     const Arg& d = A[0];
     if (d.kind != Arg::Kind::pair) throw ModelError(fmt::format("`{}` writes p|q", in.opcode), in.loc);
-    bool c = A.size() > 3 ? w.value(A[3], lane, kHalfPred) != 0 : false;
-    w.set(d.elems.at(0), lane, combine(in, r[0], c), kHalfPred);
-    return w.set(d.elems.at(1), lane, combine(in, r[1], c), kHalfPred);
+    bool c = A.size() > 3 ? w.value(A[3], lane, kPred) != 0 : false;
+    w.set(d.elems.at(0), lane, combine(in, r[0], c), kPred);
+    return w.set(d.elems.at(1), lane, combine(in, r[1], c), kPred);
   }
   std::uint64_t a = w.value(A.at(1), lane, t), b = A.size() > 2 ? w.value(A[2], lane, t) : 0;
   std::uint64_t c = A.size() > 3 ? w.value(A[3], lane, t) : 0;

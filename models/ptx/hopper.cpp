@@ -14,9 +14,6 @@
 namespace heddle::ptx {
 namespace {
 
-const Type kU32{Type::Kind::u, 4};
-const Type kU64{Type::Kind::u, 8};
-const Type kPred{Type::Kind::pred, 1};
 constexpr std::uint32_t kMaxArrivals = (1u << 20) - 1;  // an mbarrier's arrival counts
 
 template <class F>
@@ -40,6 +37,12 @@ void touch_object(Warp& w, const Instr& in, int cta, std::uint32_t addr, bool in
 
 std::pair<int, std::uint32_t> shared_target(const Warp& w, const Instr& in, const Arg& a, int lane) {
   std::uint64_t v = w.address(a, lane);
+  const std::uint64_t own = w.state.program().shared_bytes;
+  if (in.space == Space::shared && !in.cluster && v >= own)
+    throw ModelError(fmt::format("`{}`: shared address {:#x} is past the CTA's {} bytes of shared "
+                                 "memory (a peer CTA's needs .shared::cluster)",
+                                 in.opcode, v, own),
+                     in.loc);
   if (in.space != Space::shared) {
     if (v < kSharedWindow || v - kSharedWindow >= kRankStride * (w.state.launch().cluster_size() + 1))
       throw ModelError(fmt::format("`{}`: address {:#x} is not in shared memory", in.opcode, v), in.loc);

@@ -268,6 +268,11 @@ std::pair<int, std::uint32_t> LaunchState::shared_target(std::uint64_t addr, int
   if (addr < kRankStride) return {cta, static_cast<std::uint32_t>(addr)};
   const std::uint64_t rank = addr / kRankStride - 1;
   const int size = launch_.cluster_size();
+  if (rank >= static_cast<std::uint64_t>(size) && !in.cluster)  // past every window
+    throw ModelError(fmt::format("`{}` accesses {} bytes at unmapped shared address {:#x} (the "
+                                 "CTA's shared memory and its cluster's windows end before it)",
+                                 in.opcode, in.type.bytes, addr),
+                     in.loc);
   if (!in.cluster && in.space == Space::shared)
     throw ModelError(fmt::format("`{}` reaches CTA rank {}'s shared memory through .shared::cta: "
                                  "a peer's address (mapa) needs .shared::cluster (PTX ISA 5.1.7)",

@@ -47,6 +47,12 @@ struct Type {
   }
 };
 
+/// The types the interpreter reads operands as where the instruction names
+/// none of its own (addresses, counts, predicates), shared by its files.
+inline constexpr Type kU32{Type::Kind::u, 4};
+inline constexpr Type kU64{Type::Kind::u, 8};
+inline constexpr Type kPred{Type::Kind::pred, 1};
+
 /// PTX state spaces (PTX ISA 5.1).
 enum class Space { generic, global, shared, param, local, constant };
 

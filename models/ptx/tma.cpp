@@ -17,7 +17,6 @@
 namespace heddle::ptx {
 namespace {
 
-const Type kU32{Type::Kind::u, 4};
 
 // The tile dimensionality of a TMA opcode (.1d ... .5d).
 std::size_t tile_dims(const Instr& in) {

@@ -15,8 +15,6 @@
 namespace heddle::ptx {
 namespace {
 
-const Type kWarpU32{Type::Kind::u, 4};
-const Type kWarpPred{Type::Kind::pred, 1};
 
 int matrices(const Instr& in) { return in.has("x4") ? 4 : in.has("x2") ? 2 : 1; }
 
@@ -26,17 +24,17 @@ void vote(Warp& w, const Instr& in, std::uint32_t exec) {
   std::uint32_t ballot = 0, voters = 0;
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
-    auto mask = static_cast<std::uint32_t>(w.value(in.args[2], l, kWarpU32));
+    auto mask = static_cast<std::uint32_t>(w.value(in.args[2], l, kU32));
     if (!(mask >> l & 1))
       throw ModelError(fmt::format("`{}`: lane {} executes it but is not in its membermask", in.opcode, l), in.loc);
     voters |= 1u << l;
-    if (w.value(in.args[1], l, kWarpPred) != 0) ballot |= 1u << l;
+    if (w.value(in.args[1], l, kPred) != 0) ballot |= 1u << l;
   }
   const bool all = ballot == voters, any = ballot != 0;
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
-    if (in.has("ballot")) w.set(in.args[0], l, ballot, kWarpU32);
-    else w.set(in.args[0], l, in.has("all") ? all : in.has("any") ? any : (all || !any), kWarpPred);
+    if (in.has("ballot")) w.set(in.args[0], l, ballot, kU32);
+    else w.set(in.args[0], l, in.has("all") ? all : in.has("any") ? any : (all || !any), kPred);
   }
 }
 
@@ -71,8 +69,8 @@ void matrix(Warp& w, const Instr& in, std::uint32_t exec) {
       for (int h = 0; h < 2; ++h) {
         int r = t / 4, c = 2 * (t % 4) + h;
         std::uint16_t& e = trans ? m[i][c][r] : m[i][r][c];
-        if (store) e = static_cast<std::uint16_t>(w.value(reg, t, kWarpU32) >> (16 * h));
-        else if (h == 1) w.set(reg, t, std::uint32_t{e} << 16 | (trans ? m[i][c - 1][r] : m[i][r][c - 1]), kWarpU32);
+        if (store) e = static_cast<std::uint16_t>(w.value(reg, t, kU32) >> (16 * h));
+        else if (h == 1) w.set(reg, t, std::uint32_t{e} << 16 | (trans ? m[i][c - 1][r] : m[i][r][c - 1]), kU32);
       }
     }
   if (store)
@@ -109,7 +107,7 @@ bool warp_op(Warp& w, const Instr& in, std::uint32_t exec) {
     case Op::vote: vote(w, in, exec); return true;
     case Op::activemask:
       for (int l = 0; l < 32; ++l)
-        if (exec >> l & 1) w.set(in.args[0], l, exec, kWarpU32);
+        if (exec >> l & 1) w.set(in.args[0], l, exec, kU32);
       return true;
     case Op::ldmatrix:
     case Op::stmatrix: matrix(w, in, exec); return true;

@@ -76,14 +76,15 @@ const auto no_presets = kernel("ci/no_presets", "one thread, one lock, no preset
 const auto crash = kernel("ci/crash", "kills its own process in setup")
     .body([](const Params&) { kill(getpid(), SIGKILL); });
 
-// Many executions (12!/(3!)^4 = 369600 orders of the critical sections):
-// long enough for progress lines and budgets.
-void four_threads_three_locks(const Params&) {
+// Four threads take one lock `rounds` times each: (4 rounds)!/(rounds!)^4
+// orders of the critical sections (3 rounds: 369600, long enough for
+// progress lines and budgets; 4 rounds: 63,063,000, minutes).
+void four_threads_locking(int rounds) {
   auto& m = make<Mutex>("m");
   auto x = buffer<int>("x", 1);
   for (int t = 0; t < 4; ++t)
     spawn("T" + std::to_string(t), [=, &m]() mutable {
-      for (int r = 0; r < 3; ++r) {
+      for (int r = 0; r < rounds; ++r) {
         m.lock();
         x.store(0, x.load(0) + 1);
         m.unlock();
@@ -91,14 +92,15 @@ void four_threads_three_locks(const Params&) {
     });
 }
 const auto slow = kernel("ci/slow", "four threads take one lock three times each")
-    .body(four_threads_three_locks);
+    .body([](const Params&) { four_threads_locking(3); });
 
-// Two long cases (ci/slow's model twice): a CI job that runs both at once
-// is interrupted while both run (.ci/signals, test/ci/interrupt_test.cpp).
-const auto long_pair = kernel("ci/long", "ci/slow's model, as two presets")
+// Two long cases (ci/slow's model with four rounds, minutes each even on an
+// idle machine): a signal always arrives while they run (.ci/signals,
+// test/ci/interrupt_test.cpp).
+const auto long_pair = kernel("ci/long", "four threads take one lock four times each")
     .preset("first", {})
     .preset("second", {})
-    .body(four_threads_three_locks);
+    .body([](const Params&) { four_threads_locking(4); });
 
 // Three threads take one lock once each: 3! = 6 executions. One preset
 // declares that CI must cover them all, the other does not.

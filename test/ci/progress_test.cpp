@@ -122,7 +122,7 @@ TEST_CASE("progress appears on a pseudo-terminal, in place", "[ci][slow]") {
     WARN("skipped: util-linux script(1) is not installed, so no pseudo-terminal can be made");
     return;
   }
-  std::string tty = on_pty(kSlow);
+  std::string tty = on_pty("stty cols 200; " + kSlow);  // wide: the line's full form
   INFO(tty);
   CHECK(tty.find("\r\x1b[K" "heddle: ") != std::string::npos);
   CHECK(tty.find(" executions, ") != std::string::npos);

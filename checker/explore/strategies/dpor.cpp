@@ -24,12 +24,16 @@ class Dpor final : public Strategy {
         "heddle::choose is not supported by the optimal strategy: run this kernel with "
         "--strategy dfs");
   }
-  void end_execution(const Execution& ex) override { core_.end(ex); }
+  void end_execution(const Execution& ex) override {
+    if (!stopping_) core_.end(ex);
+  }
+  void stopping() override { stopping_ = true; }
   bool exhaustive() const override { return core_.done(); }
   StrategyStats stats() const override { return {core_.stats().sleep_blocked}; }
 
  private:
   dpor::OptimalDpor core_;
+  bool stopping_ = false;  // the run ends after this execution: no race analysis
 };
 
 const bool dpor_registered = [] {

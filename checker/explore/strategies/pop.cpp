@@ -51,7 +51,10 @@ class Pop final : public Strategy {
     return choices_.value(self ? index(core_->canonical(ex, self->id)) : dpor::DataChoices::kSetup,
                           n);
   }
-  void end_execution(const Execution& ex) override { core_->end(ex); }
+  void end_execution(const Execution& ex) override {
+    if (!stopping_) core_->end(ex);
+  }
+  void stopping() override { stopping_ = true; }
   const std::vector<std::uint32_t>& calls() const { return core_->calls(); }
   bool exhaustive() const override { return core_->done(); }
   StrategyStats stats() const override {
@@ -78,6 +81,7 @@ class Pop final : public Strategy {
   std::uint64_t sleep_blocked_ = 0;
   std::uint64_t peak_bytes_ = 0;
   bool item_ = false;  // one work item of a split run (no data choices)
+  bool stopping_ = false;  // the run ends after this execution: no race analysis
 };
 
 }  // namespace
