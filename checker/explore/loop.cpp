@@ -183,13 +183,8 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
     // Decorators (timelines, estimates) still see the execution end.
     if (ex.bug() && config.stop_at_first_bug && config.strategy != "replay") strategy.stopping();
     strategy.end_execution(ex);
-    for (const auto& n : ex.notes())
-      if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end())
-        result.notes.push_back(n);
-    for (const auto& n : ex.restrictions())
-      if (std::find(result.restrictions.begin(), result.restrictions.end(), n) ==
-          result.restrictions.end())
-        result.restrictions.push_back(n);
+    add_once(result.notes, ex.notes());
+    add_once(result.restrictions, ex.restrictions());
     if (observer) observer(ex, ending);
     if (!ex.bug()) continue;
     ++result.stats.buggy;

@@ -33,13 +33,8 @@ void add(RunResult& total, const RunResult& r) {
   t.discarded += r.stats.discarded;
   t.peak_state_bytes = std::max(t.peak_state_bytes, r.stats.peak_state_bytes);
   t.max_depth = std::max(t.max_depth, r.stats.max_depth);
-  for (const auto& n : r.notes)
-    if (std::find(total.notes.begin(), total.notes.end(), n) == total.notes.end())
-      total.notes.push_back(n);
-  for (const auto& n : r.restrictions)
-    if (std::find(total.restrictions.begin(), total.restrictions.end(), n) ==
-        total.restrictions.end())
-      total.restrictions.push_back(n);
+  add_once(total.notes, r.notes);
+  add_once(total.restrictions, r.restrictions);
 }
 
 // Adds item state `st`'s distinct bugs to `into`'s (the first item's trace of each).

@@ -1,6 +1,7 @@
 // What a run found: its counters, verdict, first bug and schedule (the
 // explorer's result, shared by sequential and split runs).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -76,6 +77,13 @@ struct RunResult {
   std::optional<SplitInfo> split;    // set by split runs (--jobs, --shard)
   std::vector<DistinctBug> distinct; // --keep-going: every distinct bug, in the order found
 };
+
+/// Appends each string of `from` that `to` lacks, in order (notes and
+/// restrictions: each once, in first-seen order).
+inline void add_once(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  for (const auto& s : from)
+    if (std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
+}
 
 /// Makes a run whose model restricted its exploration not exhaustive (its
 /// verdict then says why it stopped: "restriction").
