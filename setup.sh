@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs heddle's build dependencies (Debian packages) when missing and
-# builds heddle into ./build. Idempotent and quiet when all is there.
+# builds heddle into ./build (the default targets: the CLI and libraries;
+# test/run_tests.sh builds the suite). Idempotent and quiet when all is there.
 set -euo pipefail
 cd "$(dirname "$0")"
 packages=(g++ meson ninja-build pkg-config libboost-context-dev catch2 libspdlog-dev libfmt-dev

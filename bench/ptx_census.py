@@ -31,6 +31,8 @@ def main():
     ap.add_argument("--refused-only", action="store_true", help="list only opcodes some file refuses")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
+    if not os.path.exists(a.bin):
+        sys.exit(f"ptx_census: {a.bin} is missing; build it with `ninja -C build benchmarks`")
     results = [census(a.bin, f, a.entry) for f in a.files]
     names = [os.path.basename(f) for f in a.files]
     for head, rows in results:

@@ -7,6 +7,13 @@ set -u
 build=${1:-build}
 shift || true
 bin="$build/test/heddle_tests"
+# The suite is not in the default build (an install needs only the CLI and
+# libraries): build it, and what it runs, here.
+if ! ninja -C "$build" tests >/dev/null; then
+  ninja -C "$build" tests | tail -n 40
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 log=$(mktemp)
 "$bin" --reporter console --durations no "$@" 2>&1 | tee "$log"
 code=${PIPESTATUS[0]}
