@@ -1,28 +1,21 @@
-// The swimlane SVG of a timeline: lanes top to bottom in agent order, steps
-// left to right in schedule order. A box is a step's operation; a racing
-// access is a marker of its own after the box of the operation it follows
-// in its lane, so an arrow, which leaves an operation, never seems to leave
-// an access it does not order. Boxes are packed as in a space-time diagram
-// (Lamport, "Time, clocks, and the ordering of events in a distributed
-// system", CACM 1978): a step starts after its lane's previous box and after
-// the operations whose arrows enter it, so unordered lanes share columns and
-// every arrow points right; step numbers give the schedule's order, and the
-// racing steps keep it left to right (the harmful order the schedule shows).
-// Steps outside the race's causal slice fold into one marker per run.
+// The swimlane SVG of a timeline (laid out by timeline_layout.cpp): lanes,
+// one box per step's operation, each racing access a marker of its own after
+// the box of the operation it follows in its lane (an arrow, which leaves an
+// operation, never seems to leave an access it does not order), folds, the
+// in-flight bars of copies, and the happens-before arrows, drawn last so that
+// no box hides one.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "checker/report/timeline.hpp"
+#include "checker/report/timeline_layout.hpp"
 
 namespace heddle {
 namespace {
-constexpr double kLaneH = 84, kBoxH = 58, kTop = 96, kGap = 14, kCharW = 6.7;
-constexpr double kOpCharW = 6.1, kOpLineH = 11;  // operations: 10 px text, up to kBoxLines lines
-constexpr double kMinBox = 56, kMaxBox = 122, kFoldW = 52, kStagger = 10, kArrowRoom = 16;
-constexpr double kAccessGap = 10, kRepeatLabels = 560;  // lane names again at least this often
-constexpr std::size_t kBoxLines = 4;
-constexpr std::uint32_t kMinFold = 3;  // the fewest consecutive steps a marker folds
+using namespace timeline_detail;
+constexpr double kRepeatLabels = 560;  // lane names again at least this often
 
 std::string esc(const std::string& s) {
   std::string out;
@@ -38,222 +31,17 @@ std::string esc(const std::string& s) {
   return out;
 }
 
-/// Breaks `s` into lines of at most `width` characters, after a space, an
-/// opening bracket, a comma, a dot or an underscore where it can (not in
-/// the middle of a word or an index); the last of `max_lines` lines ends in
-/// an ellipsis when the text does not fit (the box's tooltip has all of it).
-std::vector<std::string> wrap(const std::string& s, std::size_t width, std::size_t max_lines) {
-  std::vector<std::string> lines;
-  std::size_t b = 0;
-  while (b < s.size()) {
-    if (s.size() - b <= width) {
-      lines.push_back(s.substr(b));
-      break;
-    }
-    if (lines.size() + 1 == max_lines) {
-      lines.push_back(s.substr(b, width - 1) + "\u2026");
-      break;
-    }
-    std::size_t p = b + width;
-    while (p > b + width / 3 && std::string(" ([,._").find(s[p - 1]) == std::string::npos) --p;
-    if (p == b + width / 3) p = b + width;  // no break point: split the word
-    std::string line = s.substr(b, p - b);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    lines.push_back(line);
-    b = p;
-    while (b < s.size() && s[b] == ' ') ++b;
-  }
-  return lines;
-}
-
-/// Characters as drawn (UTF-8 continuation bytes take no room).
-std::size_t chars_of(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
-}
-
-double text_w(std::size_t chars, double char_w = kCharW) {
-  return char_w * static_cast<double>(chars) + 14;
-}
-
-/// "[i]" or "[first..last]": the elements of one racing access.
-std::string elements(const AccessInfo& a) {
-  return a.first == a.last ? fmt::format("[{}]", a.first) : fmt::format("[{}..{}]", a.first, a.last);
-}
-
-/// The lines of a racing access's marker.
-std::vector<std::string> access_lines(const TimelineAccess& a, std::size_t k) {
-  return {fmt::format("access {} ({})", k + 1, a.info.write ? "write" : "read"),
-          a.info.region + elements(a.info), a.info.op};
-}
-
-/// A run of consecutive folded steps, drawn across the lanes its steps ran in.
-struct Fold {
-  std::uint32_t first = 0, last = 0;
-  std::size_t lo = 0, hi = 0;  // its lanes, top to bottom
-  double x = 0;
-};
-
-/// Where everything goes. Steps are indexed by step number (element 0 unused).
-struct Layout {
-  double label_w = 0, width = 0, height = 0, end_x = 0;
-  std::vector<double> x, w;
-  std::vector<int> fold_of;  // per step: its fold, or -1 when drawn
-  std::vector<std::vector<std::string>> lines;
-  std::vector<double> access_x, access_w;
-  std::vector<Fold> folds;
-  double lane_top(std::size_t agent) const { return kTop + kLaneH * static_cast<double>(agent); }
-  double lane_mid(std::size_t agent) const { return lane_top(agent) + kLaneH / 2; }
-  bool shown(std::uint32_t step) const { return fold_of[step] < 0; }
-  /// The right edge of step `f`'s box, or of its fold marker.
-  double end_of(std::uint32_t f) const {
-    return shown(f) ? x[f] + w[f] : folds[static_cast<std::size_t>(fold_of[f])].x + kFoldW;
-  }
-};
-
-double label_width(const Timeline& t) {
-  std::size_t longest = 8;
-  for (const auto& a : t.agents) longest = std::max(longest, std::min<std::size_t>(a.name.size(), 30));
-  return std::clamp(text_w(longest, 7.4) + 12, 140.0, 220.0);
-}
-
-/// Places boxes, markers and folds left to right (see the file comment).
-class Placer {
- public:
-  Placer(const Timeline& t, const Layout& l) : lane_end_(t.agents.size(), l.label_w) {
-    ordered_ = l.label_w;
-    frontier_ = l.label_w;
-  }
-  /// Places a box of width `w` in `lane` at `min_x` or later; an `ordered`
-  /// box (a racing step) also starts after the previous ordered one.
-  double place(std::size_t lane, double w, double min_x, bool ordered, double gap = kGap) {
-    double x = std::max(lane_end_[lane] + gap, min_x);
-    if (ordered) x = std::max(x, ordered_ + kStagger);
-    if (ordered) ordered_ = x;
-    lane_end_[lane] = x + w;
-    frontier_ = std::max(frontier_, x + w);
-    return x;
-  }
-  /// Places a fold marker across lanes lo..hi, after their boxes.
-  double fold(std::size_t lo, std::size_t hi) {
-    double x = 0;
-    for (std::size_t i = lo; i <= hi; ++i) x = std::max(x, lane_end_[i] + kGap);
-    for (std::size_t i = lo; i <= hi; ++i) lane_end_[i] = x + kFoldW;
-    frontier_ = std::max(frontier_, x + kFoldW);
-    return x;
-  }
-  double frontier() const { return frontier_; }
-
- private:
-  std::vector<double> lane_end_;
-  double ordered_ = 0, frontier_ = 0;
-};
-
-Layout layout(const Timeline& t, const TimelineOptions& o) {
-  const std::size_t n = t.steps.size();
-  Layout l;
-  l.label_w = label_width(t);
-  l.x.assign(n + 1, 0);
-  l.w.assign(n + 1, 0);
-  l.fold_of.assign(n + 1, -1);
-  l.lines.resize(n + 1);
-  l.access_x.assign(t.accesses.size(), 0);
-  l.access_w.assign(t.accesses.size(), 0);
-  for (std::size_t k = 0; k < t.accesses.size(); ++k) {
-    std::size_t longest = 0;
-    for (const auto& line : access_lines(t.accesses[k], k)) longest = std::max(longest, line.size());
-    l.access_w[k] = std::clamp(text_w(longest), 110.0, 260.0);
-  }
-  // An operation wraps onto up to kBoxLines lines of a box kMaxBox wide; one
-  // too long for that gets a wider box (up to twice), not a cut label.
-  auto lines_of = [](const std::string& op) {
-    auto chars = static_cast<std::size_t>((kMaxBox - 14) / kOpCharW);
-    std::vector<std::string> lines = wrap(op, chars, kBoxLines);
-    for (; chars < 2 * (kMaxBox - 14) / kOpCharW && lines.size() == kBoxLines &&
-           lines.back().find("\u2026") != std::string::npos;
-         chars += 4)
-      lines = wrap(op, chars, kBoxLines);
-    return lines;
-  };
-  Placer p(t, l);
-  auto edges_into = [&](std::uint32_t step, int access) {
-    double min_x = 0;
-    for (const auto& e : t.edges)
-      if (e.to == step && (step || e.access == access)) min_x = std::max(min_x, l.end_of(e.from) + kArrowRoom);
-    return min_x;
-  };
-  // Folded runs first (their lanes decide where they go), then the rest. A
-  // run of causal history shorter than kMinFold steps is drawn: its marker
-  // would save nothing. Steps outside the causal past always fold.
-  std::vector<bool> fold(n + 1, false);
-  for (std::uint32_t c = 1; c <= n; ++c) {
-    if (o.full || t.steps[c - 1].in_slice) continue;
-    std::uint32_t end = c;
-    bool past = true;
-    for (; end <= n && !t.steps[end - 1].in_slice; ++end) past &= t.steps[end - 1].in_past;
-    for (std::uint32_t f = c; f < end; ++f) fold[f] = end - c >= kMinFold || !past;
-    c = end - 1;
-  }
-  for (std::uint32_t c = 1; c <= n; ++c) {
-    const auto& s = t.steps[c - 1];
-    if (!fold[c]) continue;
-    if (c > 1 && l.fold_of[c - 1] >= 0) {
-      Fold& f = l.folds.back();
-      f.last = c;
-      f.lo = std::min(f.lo, s.agent);
-      f.hi = std::max(f.hi, s.agent);
-    } else {
-      l.folds.push_back(Fold{c, c, s.agent, s.agent, 0});
-    }
-    l.fold_of[c] = static_cast<int>(l.folds.size() - 1);
-  }
-  for (std::uint32_t c = 0; c <= n; ++c) {
-    if (c >= 1) {
-      const auto& s = t.steps[c - 1];
-      if (!l.shown(c)) {
-        Fold& f = l.folds[static_cast<std::size_t>(l.fold_of[c])];
-        if (f.first == c) f.x = p.fold(f.lo, f.hi);
-        continue;
-      }
-      l.lines[c] = lines_of(s.op);
-      std::size_t longest = 0;
-      for (const auto& line : l.lines[c]) longest = std::max(longest, chars_of(line));
-      l.w[c] = std::clamp(text_w(longest, kOpCharW), kMinBox, 2 * kMaxBox);
-      bool racing = c == t.bug_step;
-      for (const auto& a : t.accesses) racing |= a.own_step && a.column == c;
-      l.x[c] = p.place(s.agent, l.w[c], edges_into(c, -1), racing);
-      for (std::size_t k = 0; k < t.accesses.size(); ++k)
-        if (t.accesses[k].own_step && t.accesses[k].column == c)
-          l.access_x[k] = p.place(s.agent, l.access_w[k], 0, false, kAccessGap);
-    }
-    for (std::size_t k = 0; k < t.accesses.size(); ++k) {
-      const auto& a = t.accesses[k];
-      if (a.own_step || a.column != c) continue;
-      l.access_x[k] = p.place(a.agent, l.access_w[k], edges_into(0, static_cast<int>(k)), true);
-    }
-  }
-  l.end_x = p.frontier();
-  // Room for the legend, the title and the footer's lines, uncut.
-  std::size_t footer = 0;
-  for (const auto& a : t.accesses)
-    footer = std::max({footer, chars_of(a.info.op + a.info.region + a.info.agent) + 60,
-                       chars_of(a.info.at) + 24});
-  std::size_t title = chars_of(t.kernel) + 19;
-  for (const auto& [k, v] : t.params) title += k.size() + v.size() + 2;
-  l.width = std::max({l.end_x + 2 * kGap, 960.0, text_w(footer) + 12, text_w(title, 9.1) + 12});
-  l.height = kTop + kLaneH * static_cast<double>(t.agents.size()) + 30 +
-             18 * static_cast<double>(2 * t.accesses.size() + 4);
-  return l;
-}
-
-std::string header(const Timeline& t, const Layout& l) {
+// A default picture wider than kMaxWidth is drawn at its own coordinates and
+// shown scaled to fit (the viewBox keeps them); --timeline-full is not scaled.
+std::string header(const Timeline& t, const Layout& l, const TimelineOptions& o) {
   std::vector<std::string> kv;
   for (const auto& [k, v] : t.params) kv.push_back(k + "=" + v);
+  const double scale = o.full ? 1.0 : std::min(1.0, kMaxWidth / l.width);
   std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
-      "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"DejaVu Sans Mono, Menlo, monospace\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"DejaVu Sans Mono, Menlo, monospace\" "
       "font-size=\"11\">\n",
-      l.width, l.height);
+      std::floor(l.width * scale), std::ceil(l.height * scale), l.width, l.height);
   out += R"(<defs>
 <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1f5fbf"/></marker>
 <style>
@@ -297,22 +85,45 @@ std::string header(const Timeline& t, const Layout& l) {
       "marker-end=\"url(#arrow)\"/><text x=\"556\" y=\"{1}\">spawn/issue</text>"
       "<rect x=\"648\" y=\"{0}\" width=\"22\" height=\"12\" fill=\"#e4e6ea\" stroke=\"#9aa0aa\"/>"
       "<text x=\"676\" y=\"{1}\">folded steps</text>"
-      "<text x=\"768\" y=\"{1}\" fill=\"#888\">faded: not in the causal past</text></g>\n",
-      y, y + 10, y + 6);
+      "<text x=\"768\" y=\"{1}\" fill=\"#888\">faded: not in the causal past</text>"
+      "<text class=\"x-axis\" x=\"12\" y=\"{3}\" fill=\"#555\">left to right: causal order, not "
+      "time (a box starts after what happens before it); step numbers give the schedule's "
+      "order</text></g>\n",
+      y, y + 10, y + 6, y + 28);
   return out;
+}
+
+// One short row for the agents with nothing drawn (their steps are folded):
+// named in its tooltip and counted in its label.
+std::string folded_row(const Timeline& t, const Layout& l) {
+  if (!l.folded_lanes) return "";
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < t.agents.size(); ++i)
+    if (l.lane_folded[i]) names.push_back(t.agents[i].name);
+  const std::size_t r = l.rows - 1;
+  // The label stays in the label column, clear of the folds drawn across the row.
+  return fmt::format(
+      "<g class=\"lane-fold\" data-agents=\"{0}\"><title>{0} lane{5} folded, no step in the "
+      "race's causal slice (replay --timeline-full draws them): {1}</title><rect x=\"0\" "
+      "y=\"{2}\" width=\"{3:.0f}\" height=\"{4}\" fill=\"#e9eaee\"/><text x=\"12\" y=\"{6:.0f}\" "
+      "font-size=\"11\" font-weight=\"bold\" fill=\"#555\">{0} lane{5} folded</text><text "
+      "x=\"12\" y=\"{7:.0f}\" font-size=\"10\" fill=\"#666\">none in the slice</text></g>\n",
+      l.folded_lanes, esc(fmt::format("{}", fmt::join(names, ", "))), l.row_top(r), l.width,
+      kFoldedRowH, l.folded_lanes == 1 ? "" : "s", l.row_mid(r) - 3, l.row_mid(r) + 10);
 }
 
 std::string lanes(const Timeline& t, const Layout& l) {
   std::string out;
   for (std::size_t i = 0; i < t.agents.size(); ++i) {
     const auto& a = t.agents[i];
+    if (l.lane_folded[i]) continue;
     double top = l.lane_top(i), mid = l.lane_mid(i);
     std::string kind = a.async ? "async, issued by " + a.issuer : "thread";
     auto name = wrap(a.name, static_cast<std::size_t>((l.label_w - 20) / 7.4), 2);
     auto kinds = wrap(kind, static_cast<std::size_t>((l.label_w - 20) / 6.1), 2);
     out += fmt::format("<g class=\"lane\" data-agent=\"{}\"><rect x=\"0\" y=\"{}\" width=\"{:.0f}\" "
                        "height=\"{}\" fill=\"{}\"/>",
-                       esc(a.name), top, l.width, kLaneH, i % 2 ? "#f3f4f6" : "#fbfbfc");
+                       esc(a.name), top, l.width, kLaneH, l.row[i] % 2 ? "#f3f4f6" : "#fbfbfc");
     double y = mid - 6 * static_cast<double>(name.size() + kinds.size()) + 14;
     for (const auto& line : name) {
       out += fmt::format("<text x=\"12\" y=\"{:.0f}\" font-size=\"12\" font-weight=\"bold\">{}</text>",
@@ -326,7 +137,7 @@ std::string lanes(const Timeline& t, const Layout& l) {
     }
     out += "</g>\n";
   }
-  return out;
+  return out + folded_row(t, l);
 }
 
 // Lane names again every few hundred pixels, above the boxes: a crop of a
@@ -335,16 +146,17 @@ std::string repeated_lane_labels(const Timeline& t, const Layout& l) {
   std::string out;
   for (double x = l.label_w + kRepeatLabels; x + 120 < l.width; x += kRepeatLabels)
     for (std::size_t i = 0; i < t.agents.size(); ++i)
-      out += fmt::format("<text class=\"lane-label halo\" data-agent=\"{}\" x=\"{:.0f}\" y=\"{:.0f}\" "
-                         "font-size=\"9\">{}</text>\n",
-                         esc(t.agents[i].name), x, l.lane_top(i) + 10, esc(t.agents[i].name));
+      if (!l.lane_folded[i])  // baseline at +9: above the in-flight bar (+12) and the boxes (+13)
+        out += fmt::format("<text class=\"lane-label halo\" data-agent=\"{}\" x=\"{:.0f}\" "
+                           "y=\"{:.0f}\" font-size=\"9\">{}</text>\n",
+                           esc(t.agents[i].name), x, l.lane_top(i) + 9, esc(t.agents[i].name));
   return out;
 }
 
 std::string folds(const Layout& l) {
   std::string out;
   for (const auto& f : l.folds) {
-    double top = l.lane_top(f.lo) + 8, h = l.lane_top(f.hi + 1) - 8 - top;
+    double top = l.row_top(f.lo) + 8, h = l.row_top(f.hi) + l.row_h(f.hi) - 8 - top;
     std::uint32_t count = f.last - f.first + 1;
     std::string range = count == 1 ? fmt::format("{}", f.first) : fmt::format("{}\u2013{}", f.first, f.last);
     out += fmt::format(
@@ -370,7 +182,7 @@ std::string inflight(const Timeline& t, const Layout& l) {
   const std::size_t n = t.steps.size();
   for (std::size_t i = 0; i < t.agents.size(); ++i) {
     const auto& a = t.agents[i];
-    if (!a.async) continue;
+    if (!a.async || l.lane_folded[i]) continue;
     const bool issued = a.issued_at >= 1 && a.issued_at <= n;
     double x1 = issued ? point_x(l, a.issued_at) : l.label_w;
     double x2 = a.completed_at ? point_x(l, a.completed_at) + 4 : l.end_x + kGap;
@@ -378,7 +190,7 @@ std::string inflight(const Timeline& t, const Layout& l) {
     out += fmt::format(
         "<rect class=\"inflight\" data-agent=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
         "height=\"{:.1f}\" rx=\"6\"><title>{} in flight: issued {}, {}</title></rect>\n",
-        esc(a.name), x1, mid - kBoxH / 2 - 3, std::max(4.0, x2 - x1), kBoxH + 6, esc(a.name),
+        esc(a.name), x1, mid - kBoxH / 2 - 1, std::max(4.0, x2 - x1), kBoxH + 2, esc(a.name),
         issued ? fmt::format("at step {}", a.issued_at) : std::string("before step 1"),
         a.completed_at ? fmt::format("completed at step {}", a.completed_at)
                        : std::string("still in flight at the end"));
@@ -394,8 +206,9 @@ std::string inflight(const Timeline& t, const Layout& l) {
 // copy is issued after that step's operation.
 std::string issues(const Timeline& t, const Layout& l) {
   std::string out;
-  for (const auto& a : t.agents) {
-    if (!a.async || a.issued_at < 1 || a.issued_at > t.steps.size() || !l.shown(a.issued_at)) continue;
+  for (std::size_t i = 0; i < t.agents.size(); ++i) {
+    const auto& a = t.agents[i];
+    if (!a.async || l.lane_folded[i] || a.issued_at < 1 || a.issued_at > t.steps.size() || !l.shown(a.issued_at)) continue;
     const auto& s = t.steps[a.issued_at - 1];
     out += fmt::format("<circle class=\"issue\" data-agent=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\">"
                        "<title>step {}: {} issues {}{}</title></circle>\n",
@@ -466,7 +279,7 @@ std::string access_markers(const Timeline& t, const Layout& l) {
   return out;
 }
 
-// Happens-before arrows, drawn under the boxes: from an operation (the end
+// Happens-before arrows, drawn over the boxes: from an operation (the end
 // of its box, leaving toward the target's lane) or a fold, into the start
 // of an operation's box or of a standalone access.
 std::string edges(const Timeline& t, const Layout& l) {
@@ -484,11 +297,18 @@ std::string edges(const Timeline& t, const Layout& l) {
     }
     double dx = std::max(18.0, (x2 - x1) / 2);
     double c1y = folded || from_lane == to_lane ? y1 : y1 + (to_lane > from_lane ? 1 : -1) * 24;
+    // From another lane, arrive through the gap before the box, from the
+    // side of the source lane, not along the lane through the boxes before it.
+    double c2x = x2 - dx, c2y = y2;
+    if (!folded && from_lane != to_lane) {
+      c2x = x2 - 7;
+      c2y = y2 + (from_lane < to_lane ? -1 : 1) * kBoxH * 0.9;
+    }
     out += fmt::format("<path class=\"hb-edge{}{}\" data-from=\"{}\" data-to=\"{}\" d=\"M{:.1f},{:.1f} "
                        "C{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" marker-end=\"url(#arrow)\"/>\n",
                        e.creation ? " create" : "", folded ? " from-fold" : "", e.from,
                        e.to ? std::to_string(e.to) : fmt::format("access{}", e.access + 1), x1, y1,
-                       folded ? x1 + dx : x1, c1y, x2 - dx, y2, x2 - 1, y2);
+                       folded ? x1 + dx : x1, c1y, c2x, c2y, x2 - 1, y2);
   }
   return out;
 }
@@ -497,7 +317,7 @@ std::string edges(const Timeline& t, const Layout& l) {
 // is not generic, as in the text report), and what was folded.
 std::string footer(const Timeline& t, const Layout& l) {
   std::string out;
-  double y = kTop + kLaneH * static_cast<double>(t.agents.size()) + 24;
+  double y = l.lanes_end() + 24;
   const bool proxies = std::any_of(t.accesses.begin(), t.accesses.end(),
                                    [](const TimelineAccess& a) { return a.info.proxy != "generic"; });
   for (std::size_t k = 0; k < t.accesses.size(); ++k, y += 36) {
@@ -530,8 +350,8 @@ std::string footer(const Timeline& t, const Layout& l) {
 
 std::string timeline_svg(const Timeline& t, const TimelineOptions& options) {
   Layout l = layout(t, options);
-  return header(t, l) + lanes(t, l) + folds(l) + inflight(t, l) + edges(t, l) +
-         step_boxes(t, l) + access_markers(t, l) + issues(t, l) + repeated_lane_labels(t, l) +
+  return header(t, l, options) + lanes(t, l) + folds(l) + inflight(t, l) + step_boxes(t, l) +
+         access_markers(t, l) + edges(t, l) + issues(t, l) + repeated_lane_labels(t, l) +
          footer(t, l) + "</svg>\n";
 }
 
