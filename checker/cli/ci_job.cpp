@@ -1,3 +1,4 @@
+#include "checker/engine/program_name.hpp"
 #include "checker/cli/ci_job.hpp"
 
 #include <fmt/format.h>
@@ -265,8 +266,8 @@ std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions&
   if (o.max_executions) bounds.push_back(fmt::format("{} executions", o.max_executions));
   if (o.time_limit > 0) bounds.push_back(fmt::format("{} s", o.time_limit));
   bounds.push_back(fmt::format("{} steps per execution", o.max_steps));
-  std::string out = fmt::format("heddle: {} case{}, strategy {}, bounds per case: {}\n\n",
-                                outs.size(), outs.size() == 1 ? "" : "s", o.strategy,
+  std::string out = fmt::format("{}: {} case{}, strategy {}, bounds per case: {}\n\n",
+                                program_name(), outs.size(), outs.size() == 1 ? "" : "s", o.strategy,
                                 fmt::join(bounds, ", "));
   std::vector<std::size_t> w(rows[0].size(), 0);
   for (const auto& row : rows)

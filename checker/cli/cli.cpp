@@ -1,3 +1,4 @@
+#include "checker/engine/program_name.hpp"
 #include "checker/cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
@@ -310,10 +311,10 @@ int merge_files(RunConfig config, const std::vector<std::string>& files, RunArgs
     // The bug must replay as the shard recorded it: same kind, same report.
     if (!replayed.bug || verdict_name(replayed.verdict) != m.bug_verdict ||
         report_to_json(*replayed.bug) != m.schedule->bug)
-      throw UsageError(fmt::format("heddle merge: {}: the bug's schedule does not reproduce its {} "
+      throw UsageError(fmt::format("{} merge: {}: the bug's schedule does not reproduce its {} "
                                    "in kernel {} with this heddle build (merge with the build the "
                                    "shards ran)",
-                                   m.bug_file, m.bug_verdict, m.kernel));
+                                   program_name(), m.bug_file, m.bug_verdict, m.kernel));
     result.bug = replayed.bug;
     result.verdict = replayed.verdict;
     result.schedule = m.schedule;
@@ -403,7 +404,8 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
       write_file(args.chrome_trace, chrome_trace(*capture.timeline()).dump(1) + "\n");
   }
   nlohmann::json now = result.bug ? report_to_json(*result.bug) : nlohmann::json();
-  if (now != s.bug) fmt::print(stderr, "heddle: warning: {}\n", replay_difference(now, s.bug));
+  if (now != s.bug)
+    fmt::print(stderr, "{}: warning: {}\n", program_name(), replay_difference(now, s.bug));
   return code;
 }
 
@@ -432,6 +434,7 @@ int main(int argc, char** argv) {
   RunConfig config;
   RunArgs args;
   if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0') args.program = argv[0];
+  set_program_name(args.program);
   auto add_budgets = [&](CLI::App* sub) {
     sub->add_option("--max-steps", config.max_steps, "steps per execution before livelock")
         ->check(kUnsigned)
@@ -577,10 +580,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("merge")) return merge_files(config, merge_paths, args);
     return replay_file(config, replay_path, args);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "heddle: error: {}\n", e.what());
+    fmt::print(stderr, "{}: error: {}\n", program_name(), e.what());
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "heddle: internal error: {}\n", e.what());
+    fmt::print(stderr, "{}: internal error (a heddle bug): {}\n", program_name(), e.what());
     return 2;
   }
 }
