@@ -91,7 +91,14 @@ void Region::check_current(std::source_location loc) const {
   if (serial_ != Execution::current().serial()) throw stale_object_error("buffer", loc);
 }
 
+// Every element access checks its bounds first, so the check that the
+// region is this execution's sits here too: a buffer kept from an earlier
+// execution is refused at any read, raw() included (issue 54.2: a raw read
+// of a kept buffer passed as verified). Two arenas take turns, so the kept
+// region still holds its own serial (Execution::take_arena).
 void Region::check_bounds(std::size_t first, std::size_t n, std::source_location loc) const {
+  const std::uint64_t now = Execution::current().serial();  // (first: none after main)
+  if (serial_ != now) throw stale_object_error("buffer", loc);
   if (first + n > count_ || first + n < first)
     throw ModelError(fmt::format("access to {}[{}..{}] is out of bounds (size {})", name_, first,
                                  first + n - 1, count_),

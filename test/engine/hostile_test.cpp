@@ -108,6 +108,26 @@ TEST_CASE("exceptions from exit checks, async phases and await predicates are mo
   check_model_errors(cases, "");
 }
 
+TEST_CASE("a buffer kept from an earlier execution is a model error at its read", "[hostile]") {
+  // Read without a race check (raw) in an exit check: it was not checked
+  // at all and passed as verified (issue 54.2).
+  check_model_errors({{"use_after_execution", "", "a buffer of an earlier execution is used",
+                       "// the kept read"}},
+                     "");
+}
+
+TEST_CASE("a model that uses heddle after main returned gets a model error, not a heddle bug",
+          "[hostile]") {
+  // A static's destructor reads a kept buffer once the run is over (issue 54.3).
+  auto r = hostile("run hostile/use_after_main -q --out /dev/null");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("model error: a heddle object or primitive was used while no "
+                                    "execution runs (after main returned"));
+  CHECK_THAT(r.out + r.err, !Catch::Contains("heddle bug"));
+  CHECK_THAT(r.out + r.err, !Catch::Contains("internal error"));
+}
+
 TEST_CASE("a runaway await predicate, async phase or exit check is stopped at its line",
           "[hostile]") {
   // Each loops forever without touching heddle memory: only the step
