@@ -1,4 +1,3 @@
-#include "checker/engine/program_name.hpp"
 #include "checker/cli/ci_job.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/engine/interrupt.hpp"
+#include "checker/engine/program_name.hpp"
 #include "checker/registry.hpp"
 #include "checker/report/ci_reports.hpp"
 
@@ -313,8 +313,8 @@ int run_ci_job(const CiOptions& o) {
   if (cases.empty())
     throw UsageError(o.filter.empty() ? std::string("no kernels are registered")
                                       : fmt::format("no kernel or preset matches --filter {} "
-                                                    "('heddle list' shows them all)",
-                                                    o.filter));
+                                                    "('{} list' shows them all)",
+                                                    o.filter, program_name()));
   for (const auto& [kind, file] : o.reports)
     if (kind != "junit" && kind != "sarif" && kind != "json")
       throw UsageError(fmt::format("--report {}={}: unknown kind; use junit=FILE, sarif=FILE or "

@@ -17,10 +17,10 @@
 #include <sstream>
 #include <thread>
 
-#include "checker/engine/program_name.hpp"
 #include "checker/cli/ci_job.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/engine/interrupt.hpp"
+#include "checker/engine/program_name.hpp"
 #include "checker/report/progress.hpp"
 
 extern char** environ;

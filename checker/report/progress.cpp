@@ -1,4 +1,3 @@
-#include "checker/engine/program_name.hpp"
 #include "checker/report/progress.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "checker/engine/program_name.hpp"
 #include "checker/explore/forwarding.hpp"
 
 namespace heddle {

@@ -1,4 +1,3 @@
-#include "checker/engine/program_name.hpp"
 #include "checker/report/shard_summary.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +7,7 @@
 
 #include "checker/engine/bounded_read.hpp"
 #include "checker/engine/errors.hpp"
+#include "checker/engine/program_name.hpp"
 
 namespace heddle {
 

@@ -319,3 +319,14 @@ TEST_CASE("integer parameters are whole decimal numbers, nothing more", "[hostil
   }
   CHECK(k.resolve({{"n", "4"}}).get_int("n") == 4);
 }
+
+TEST_CASE("a user's binary names itself in its messages, not heddle", "[hostile][cli]") {
+  // heddle_hostile is heddle's main linked with other models, as a user's is (issue 50.17).
+  auto bad = hostile("run hostile/no_such_kernel");
+  INFO(bad.out << bad.err);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.rfind("heddle_hostile: error: ", 0) == 0);
+  CHECK_THAT(bad.err, Catch::Contains("('heddle_hostile list' shows them all)"));
+  auto ok = hostile("run hostile/semaphore_overflow -q --out /dev/null");
+  CHECK(ok.out.rfind("heddle_hostile: kernel hostile/semaphore_overflow", 0) == 0);
+}
