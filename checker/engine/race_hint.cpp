@@ -89,8 +89,23 @@ std::string wait_hint(const Execution& ex, const AsyncAgent& copy, const AccessR
                      copy_writes ? "writes" : "reads", copy_side.op, issuer.name, how);
 }
 
+// What releases a copy's access to another thread than its issuer: the
+// issuer waits for the copy (in the model's words, e.g. wait_group.read for
+// a TMA store's source), then a barrier orders the other thread after that
+// wait (issue 50.19: "its completion must be signalled" named no one).
+std::string copy_release(const Execution& ex, const AsyncAgent& copy, bool copy_writes,
+                         const Agent& other) {
+  const Agent& issuer = agent_of(ex, copy.issuer);
+  const std::string how = copy.wait_hint ? copy.wait_hint(copy_writes, issuer.clock[issuer.id])
+                                         : std::string("wait for its completion");
+  return fmt::format("{} must wait for {} first: {}; then {} must release (arrive on a barrier, "
+                     "signal a semaphore) after that wait, so that the barrier orders {} after it",
+                     issuer.name, copy.name, how, issuer.name, other.name);
+}
+
 // Nothing orders the two accesses: a barrier or semaphore between them is missing.
-std::string sync_hint(const Execution& ex, const AccessRecord& prior, const AccessRecord& now) {
+std::string sync_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
+                      const AccessRecord& now) {
   const Agent& first = agent_of(ex, prior.agent);
   const Agent& second = agent_of(ex, now.agent);
   std::string partial;
@@ -102,9 +117,7 @@ std::string sync_hint(const Execution& ex, const AccessRecord& prior, const Acce
   std::string release = fmt::format("{} must release (signal a semaphore, arrive on a barrier) "
                                     "after its access {}",
                                     first.name, at_step(prior.step));
-  if (const AsyncAgent* copy = as_copy(first))
-    release = fmt::format("{}'s completion must be signalled (a barrier or semaphore it "
-                          "completes)", copy->name);
+  if (const AsyncAgent* copy = as_copy(first)) release = copy_release(ex, *copy, prior_write, second);
   // A copy runs with its issuer's clock at the issue: the issuer must wait first.
   std::string acquire =
       late_copy == nullptr
@@ -147,7 +160,7 @@ std::string race_hint(const Execution& ex, const AccessRecord& prior, bool prior
                        ca->wait_hint ? ca->wait_hint(prior_write, cb->clock[ca->issuer])
                                      : fmt::format("wait for {}", ca->name),
                        cb->name, issue_step(*cb));
-  return sync_hint(ex, prior, now);
+  return sync_hint(ex, prior, prior_write, now);
 }
 
 }  // namespace heddle
