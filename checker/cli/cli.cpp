@@ -1,4 +1,3 @@
-#include "checker/engine/program_name.hpp"
 #include "checker/cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
@@ -22,6 +21,7 @@
 #include "checker/cli/ci_job.hpp"
 #include "checker/cli/program_cmd.hpp"
 #include "checker/engine/errors.hpp"
+#include "checker/engine/program_name.hpp"
 #include "checker/engine/source_path.hpp"
 #include "checker/engine/interrupt.hpp"
 #include "checker/explore/explorer.hpp"
@@ -208,7 +208,8 @@ int finish(const Kernel& kernel, const Params& params, const RunConfig& config,
     for (std::size_t k = 1; k < result.distinct.size(); ++k)
       write_file(distinct_schedule_file(file, k), write_schedule(result.distinct[k].schedule));
   }
-  std::fputs(format_run(kernel, params, config, result, file, args.program).c_str(), stdout);
+  std::fputs(format_run(kernel, params, config, result, file, args.program, args.steps).c_str(),
+             stdout);
   if (!args.summary_json.empty()) {
     nlohmann::json j = summary_json(kernel, params, config, result);
     if (int sig = interrupt_signal()) j["interrupted"] = signal_name(sig);
@@ -563,7 +564,8 @@ int main(int argc, char** argv) {
       };
       if (args.kernel.empty() &&
           std::none_of(args.front_end_values.begin(), args.front_end_values.end(), given))
-        throw UsageError("give a kernel to run ('heddle list' shows them) or --all for every kernel");
+        throw UsageError(fmt::format("give a kernel to run ('{} list' shows them) or --all for "
+                                     "every kernel", program_name()));
       for (const char* opt : {"--filter", "--budget-per-kernel", "--case-timeout", "--report",
                               "--artifacts"})
         if (run->count(opt) > 0)

@@ -449,6 +449,20 @@ TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
     CHECK(b["verdict"] == "verified");
     CHECK(b["exhaustive"] == true);
   }
+  SECTION("a shard without a bug says what it covered, not a whole-kernel verdict") {
+    auto r = test::cli("run -q classic/lastzero --param n=6 --shard 1/3 --summary-json " + dir +
+                       "/s1.json");
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(test::slurp(dir + "/s1.json"));
+    std::size_t items = 0;
+    for (const auto& o : j["split"]["outcomes"]) items += o[9].is_null() ? 1 : 0;
+    REQUIRE(items > 0);
+    CHECK_THAT(r.out, Catch::Contains(fmt::format(
+                          "summary: shard 1/3: no bug in its {} item{}; merge for the verdict", items,
+                          items == 1 ? "" : "s")));
+    CHECK_THAT(r.out, !Catch::Contains("verified"));
+  }
   SECTION("a buggy kernel: the bug of --jobs 2, replayable") {
     auto jobs = test::cli("run -q demo/lost_update --jobs 2 --summary-json " + dir + "/j.json --out " +
                           dir + "/j.cex");
