@@ -5,12 +5,21 @@
 
 #include <sstream>
 
+#include "checker/engine/program_name.hpp"
 #include "checker/heddle.hpp"
 #include "models/ptx/launch.hpp"
 #include "models/ptx/opcodes.hpp"
 
 namespace heddle::ptx {
 namespace {
+
+// "launch: grid 2x1x1, block 64x1x1 (2 warps each), cluster 1x1x1": the
+// shape the run explores, defaults filled in, in the run's header (issue 50.14).
+std::string launch_words(const Launch& l) {
+  auto dims = [](const std::array<int, 3>& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); };
+  return fmt::format("launch: grid {}, block {} ({} warp{} each), cluster {}", dims(l.grid),
+                     dims(l.block), l.warps(), l.warps() == 1 ? "" : "s", dims(l.cluster));
+}
 
 Kernel build(const std::map<std::string, std::string>& values) {
   auto get = [&](const char* k, const char* def) {
@@ -21,7 +30,7 @@ Kernel build(const std::map<std::string, std::string>& values) {
   if (entry.empty()) throw UsageError(fmt::format("--ptx {}: name the kernel entry with --kernel NAME", file));
   auto launch = std::make_shared<Launch>();
   Module module = parse_file(file);
-  for (const std::string& w : module_warnings(module, entry)) fmt::print(stderr, "heddle: warning: {}\n", w);
+  for (const std::string& w : module_warnings(module, entry)) fmt::print(stderr, "{}: warning: {}\n", program_name(), w);
   launch->program = std::make_shared<Program>(decode(module, entry, parse_smem(get("smem", "0"))));
   launch->grid = parse_dims(get("grid", "1"), "--grid");
   launch->block = parse_dims(get("block", "32"), "--block");
@@ -39,6 +48,7 @@ Kernel build(const std::map<std::string, std::string>& values) {
   for (const char* p : {"file", "kernel", "grid", "block", "cluster", "args", "smem"})
     k.params.push_back(ParamSpec{p, ParamSpec::Type::text, get(p, ""), {}, 0, 0, false, ""});
   k.setup = [launch](const Params&) {
+    note(launch_words(*launch));
     gpu::LaunchConfig cfg;
     cfg.ctas = launch->ctas();
     cfg.cluster = launch->cluster_size();
