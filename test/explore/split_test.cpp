@@ -386,6 +386,35 @@ TEST_CASE("split: going on past bugs, --jobs explores the full split, as shards 
   }
 }
 
+TEST_CASE("split: going on past bugs, a split covers exactly the plain run's traces", "[split]") {
+  // The probes that cut the split ran each buggy execution only up to its
+  // bug: the traces behind it were left out of every item (issue 54.4: the
+  // ring collective counted 17 executions split, 19 plain).
+  const std::vector<std::pair<std::string, KernelParams>> buggy = {
+      {"pallas_tpu/ring_reuse_recv_sem", {}},
+      {"classic/philosophers", {{"n", "5"}, {"order", "ring"}}},
+      {"test/two_races", {}},
+  };
+  for (const auto& [kernel, p] : buggy) {
+    INFO(kernel);
+    RunConfig plain;
+    plain.stop_at_first_bug = false;
+    RunResult whole = test::run(kernel, p, plain);
+    REQUIRE(whole.bug);
+    REQUIRE(whole.exhaustive);
+    for (std::uint32_t jobs : {1u, 3u}) {
+      INFO("jobs " << jobs);
+      RunConfig c = split_config(jobs);
+      c.stop_at_first_bug = false;
+      RunResult r = test::run(kernel, p, c);
+      REQUIRE(r.split);
+      CHECK(r.exhaustive);
+      CHECK(r.stats.executions == whole.stats.executions);
+      CHECK(r.stats.buggy == whole.stats.buggy);
+    }
+  }
+}
+
 TEST_CASE("split: expanding in stages gives the items expanding at once gives", "[split]") {
   FaultHandlers handlers;
   StackPool pool(256 * 1024);
