@@ -130,6 +130,25 @@ std::string sync_hint(const Execution& ex, const AccessRecord& prior, bool prior
                      first.name, second.name, partial, release, acquire);
 }
 
+// A thread raced with a copy another thread had issued before the access:
+// ordering the access before the issue is no fix (the issue came first);
+// the issuer's wait for the copy, then a barrier, is (issue 50.19).
+std::string in_flight_hint(const Execution& ex, const AccessRecord& prior, const AsyncAgent& copy,
+                           bool copy_writes) {
+  const Agent& thread = agent_of(ex, prior.agent);
+  return fmt::format("hint: a missing barrier or semaphore: {} was in flight (issued at {}, {}) "
+                     "when {} accessed these bytes {}; {}, and {} must wait for it before its "
+                     "access {}",
+                     copy.name, where(copy.loc), issue_step(copy), thread.name,
+                     at_step(prior.step), copy_release(ex, copy, copy_writes, thread), thread.name,
+                     at_step(prior.step));
+}
+
+// True when `copy` was issued before the step of access `r`.
+bool issued_before(const AsyncAgent& copy, const AccessRecord& r) {
+  return copy.created_by < 0 || static_cast<std::uint32_t>(copy.created_by) + 1 < r.step;
+}
+
 }  // namespace
 
 void name_proxy_fence(Proxy p, std::string words) {
@@ -160,6 +179,8 @@ std::string race_hint(const Execution& ex, const AccessRecord& prior, bool prior
                        ca->wait_hint ? ca->wait_hint(prior_write, cb->clock[ca->issuer])
                                      : fmt::format("wait for {}", ca->name),
                        cb->name, issue_step(*cb));
+  if (cb != nullptr && ca == nullptr && issued_before(*cb, prior))
+    return in_flight_hint(ex, prior, *cb, now_write);
   return sync_hint(ex, prior, prior_write, now);
 }
 

@@ -140,7 +140,7 @@ TEST_CASE("hint: a TMA store buffer reused by another warp: wait_group.read, the
   std::string hint = hint_of(report);
   INFO(hint);
   CHECK(has(hint, "hint: a missing barrier or semaphore: "));
-  CHECK(has(hint, "w0 must wait for bulk_store sC[0:2] -> out[0:2] first: wait with "
+  CHECK(has(hint, "w0 must wait for bulk_store sC -> out first: wait with "
                   "cp.async.bulk.wait_group.read 0 (tma_store_wait<0>()"));
   CHECK(has(hint, "then w0 must release (arrive on a barrier, signal a semaphore) after that "
                   "wait, so that the barrier orders w1 after it"));

@@ -62,6 +62,7 @@ const auto cross_warp_reuse =
             }
             syncthreads();
             if (t.thread == 1) s.store(0, 2);  // the refill
+            if (t.thread == 0) cutlass::tma_store_wait<0>();  // before the kernel exits
           });
         });
 
