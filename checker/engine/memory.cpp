@@ -9,6 +9,7 @@
 #include "checker/engine/execution.hpp"
 #include "checker/engine/fiber.hpp"
 #include "checker/engine/race_hint.hpp"
+#include "checker/engine/range_words.hpp"
 
 namespace heddle {
 
@@ -100,8 +101,8 @@ void Region::check_bounds(std::size_t first, std::size_t n, std::source_location
   const std::uint64_t now = Execution::current().serial();  // (first: none after main)
   if (serial_ != now) throw stale_object_error("buffer", loc);
   if (first + n > count_ || first + n < first)
-    throw ModelError(fmt::format("access to {}[{}..{}] is out of bounds (size {})", name_, first,
-                                 first + n - 1, count_),
+    throw ModelError(fmt::format("access to {} is out of bounds (size {})",
+                                 range_words(name_, elem_size_, first, n), count_),
                      loc);
 }
 
@@ -192,8 +193,7 @@ void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
   };
   BugReport b;
   b.kind = Verdict::race;
-  b.title = last == elem ? fmt::format("data race on {}[{}]", name_, elem)
-                         : fmt::format("data race on {}[{}..{}]", name_, elem, last);
+  b.title = "data race on " + range_words(name_, elem_size_, elem, last + 1 - elem);
   b.accesses = {info(prior, prior_write), info(now, write)};
   const Agent& self = *ex.self();
   const bool clock_orders = self.clock.covers(Epoch{prior.agent, prior.time});

@@ -76,9 +76,11 @@ double text_w(std::size_t chars, double char_w = kCharW) {
   return char_w * static_cast<double>(chars) + 14;
 }
 
-/// "[i]" or "[first..last]": the elements of one racing access.
+/// "[i]" or "[first:last+1]" (half-open, as every report says it): the
+/// elements of one racing access.
 std::string elements(const AccessInfo& a) {
-  return a.first == a.last ? fmt::format("[{}]", a.first) : fmt::format("[{}..{}]", a.first, a.last);
+  return a.first == a.last ? fmt::format("[{}]", a.first)
+                           : fmt::format("[{}:{}]", a.first, std::uint64_t{a.last} + 1);
 }
 
 /// The lines of a racing access's marker.

@@ -40,10 +40,10 @@ std::string param_problem(const Instr& in, const Program& p) {
   const std::int64_t end = a.imm + in.type.bytes * in.vec;
   if (!s.frame && in.op == Op::st) return fmt::format("`{}` writes kernel parameter {}", in.opcode, s.name);
   if (!s.frame && (a.imm < 0 || end > static_cast<std::int64_t>(s.bytes)))
-    return fmt::format("`{}`: ld.param reads bytes {}..{} of parameter {}, which has {}", in.opcode,
-                       a.imm, end - 1, s.name, s.bytes);
+    return fmt::format("`{}`: ld.param reads bytes [{}:{}] of parameter {}, which has {}", in.opcode,
+                       a.imm, end, s.name, s.bytes);
   if (s.frame && (a.imm < 0 || end > static_cast<std::int64_t>(s.bytes)))
-    return fmt::format("`{}` accesses bytes {}..{} of {}, which has {}", in.opcode, a.imm, end - 1,
+    return fmt::format("`{}` accesses bytes [{}:{}] of {}, which has {}", in.opcode, a.imm, end,
                        s.name, s.bytes);
   return "";
 }
