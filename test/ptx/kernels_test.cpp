@@ -166,10 +166,10 @@ TEST_CASE("ptx kernels: heddle run --ptx writes a counterexample that replay rep
       ptx_data("tma_store_epilogue.ptx"), dir, std::regex_replace(kEpilogueArgs, std::regex("(^| )"), "$1--arg "));
   CliResult r = cli(cmd);
   REQUIRE(r.code == 1);
-  CHECK_THAT(r.out, Catch::Contains("race: data race on desc[0..127]"));
+  CHECK_THAT(r.out, Catch::Contains("race: data race on desc bytes [0:128]"));
   CliResult replayed = cli(fmt::format("replay {}/cex.json", dir));
   CHECK(replayed.code == 1);
-  CHECK_THAT(replayed.out, Catch::Contains("race: data race on desc[0..127]"));
+  CHECK_THAT(replayed.out, Catch::Contains("race: data race on desc bytes [0:128]"));
   CHECK(replayed.err.find("warning") == std::string::npos);
 }
 
