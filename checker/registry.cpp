@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "checker/engine/errors.hpp"
+#include "checker/engine/program_name.hpp"
 
 namespace heddle {
 namespace {
@@ -263,8 +264,8 @@ const Kernel& find_kernel(const std::string& name) {
   }
   std::vector<std::string> names;
   for (auto& [n, k] : registry()) names.push_back(n);
-  throw UsageError(fmt::format("unknown kernel {}{} ('heddle list' shows them all)",
-                               shown_name(name), suggestion(name, names)));
+  throw UsageError(fmt::format("unknown kernel {}{} ('{} list' shows them all)",
+                               shown_name(name), suggestion(name, names), program_name()));
 }
 
 }  // namespace heddle

@@ -8,6 +8,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/engine/interrupt.hpp"
+#include "checker/engine/program_name.hpp"
 #include "checker/registry.hpp"
 #include "checker/report/ci_reports.hpp"
 
@@ -265,8 +266,8 @@ std::string format_ci_table(const std::vector<CiOutcome>& outs, const CiOptions&
   if (o.max_executions) bounds.push_back(fmt::format("{} executions", o.max_executions));
   if (o.time_limit > 0) bounds.push_back(fmt::format("{} s", o.time_limit));
   bounds.push_back(fmt::format("{} steps per execution", o.max_steps));
-  std::string out = fmt::format("heddle: {} case{}, strategy {}, bounds per case: {}\n\n",
-                                outs.size(), outs.size() == 1 ? "" : "s", o.strategy,
+  std::string out = fmt::format("{}: {} case{}, strategy {}, bounds per case: {}\n\n",
+                                program_name(), outs.size(), outs.size() == 1 ? "" : "s", o.strategy,
                                 fmt::join(bounds, ", "));
   std::vector<std::size_t> w(rows[0].size(), 0);
   for (const auto& row : rows)
@@ -312,8 +313,8 @@ int run_ci_job(const CiOptions& o) {
   if (cases.empty())
     throw UsageError(o.filter.empty() ? std::string("no kernels are registered")
                                       : fmt::format("no kernel or preset matches --filter {} "
-                                                    "('heddle list' shows them all)",
-                                                    o.filter));
+                                                    "('{} list' shows them all)",
+                                                    o.filter, program_name()));
   for (const auto& [kind, file] : o.reports)
     if (kind != "junit" && kind != "sarif" && kind != "json")
       throw UsageError(fmt::format("--report {}={}: unknown kind; use junit=FILE, sarif=FILE or "

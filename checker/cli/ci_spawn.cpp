@@ -20,6 +20,7 @@
 #include "checker/cli/ci_job.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/engine/interrupt.hpp"
+#include "checker/engine/program_name.hpp"
 #include "checker/report/progress.hpp"
 
 extern char** environ;
@@ -135,7 +136,7 @@ std::string progress_text(std::size_t done, std::size_t total, std::size_t faile
                           const std::vector<CiCase>& cases, double elapsed) {
   std::vector<std::string> names;
   for (const auto& r : running) names.push_back(cases[r.index].id());
-  return fmt::format("heddle: {}/{} cases done, {} failed, {:.1f} s elapsed{}{}", done, total,
+  return fmt::format("{}: {}/{} cases done, {} failed, {:.1f} s elapsed{}{}", program_name(), done, total,
                      failed, elapsed, names.empty() ? "" : "; running: ",
                      fmt::join(names, ", "));
 }

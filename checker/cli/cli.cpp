@@ -21,6 +21,7 @@
 #include "checker/cli/ci_job.hpp"
 #include "checker/cli/program_cmd.hpp"
 #include "checker/engine/errors.hpp"
+#include "checker/engine/program_name.hpp"
 #include "checker/engine/source_path.hpp"
 #include "checker/engine/interrupt.hpp"
 #include "checker/explore/explorer.hpp"
@@ -207,7 +208,8 @@ int finish(const Kernel& kernel, const Params& params, const RunConfig& config,
     for (std::size_t k = 1; k < result.distinct.size(); ++k)
       write_file(distinct_schedule_file(file, k), write_schedule(result.distinct[k].schedule));
   }
-  std::fputs(format_run(kernel, params, config, result, file, args.program).c_str(), stdout);
+  std::fputs(format_run(kernel, params, config, result, file, args.program, args.steps).c_str(),
+             stdout);
   if (!args.summary_json.empty()) {
     nlohmann::json j = summary_json(kernel, params, config, result);
     if (int sig = interrupt_signal()) j["interrupted"] = signal_name(sig);
@@ -310,10 +312,10 @@ int merge_files(RunConfig config, const std::vector<std::string>& files, RunArgs
     // The bug must replay as the shard recorded it: same kind, same report.
     if (!replayed.bug || verdict_name(replayed.verdict) != m.bug_verdict ||
         report_to_json(*replayed.bug) != m.schedule->bug)
-      throw UsageError(fmt::format("heddle merge: {}: the bug's schedule does not reproduce its {} "
+      throw UsageError(fmt::format("{} merge: {}: the bug's schedule does not reproduce its {} "
                                    "in kernel {} with this heddle build (merge with the build the "
                                    "shards ran)",
-                                   m.bug_file, m.bug_verdict, m.kernel));
+                                   program_name(), m.bug_file, m.bug_verdict, m.kernel));
     result.bug = replayed.bug;
     result.verdict = replayed.verdict;
     result.schedule = m.schedule;
@@ -403,7 +405,8 @@ int replay_file(RunConfig config, const std::string& path, RunArgs args) {
       write_file(args.chrome_trace, chrome_trace(*capture.timeline()).dump(1) + "\n");
   }
   nlohmann::json now = result.bug ? report_to_json(*result.bug) : nlohmann::json();
-  if (now != s.bug) fmt::print(stderr, "heddle: warning: {}\n", replay_difference(now, s.bug));
+  if (now != s.bug)
+    fmt::print(stderr, "{}: warning: {}\n", program_name(), replay_difference(now, s.bug));
   return code;
 }
 
@@ -432,6 +435,7 @@ int main(int argc, char** argv) {
   RunConfig config;
   RunArgs args;
   if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0') args.program = argv[0];
+  set_program_name(args.program);
   auto add_budgets = [&](CLI::App* sub) {
     sub->add_option("--max-steps", config.max_steps, "steps per execution before livelock")
         ->check(kUnsigned)
@@ -560,7 +564,8 @@ int main(int argc, char** argv) {
       };
       if (args.kernel.empty() &&
           std::none_of(args.front_end_values.begin(), args.front_end_values.end(), given))
-        throw UsageError("give a kernel to run ('heddle list' shows them) or --all for every kernel");
+        throw UsageError(fmt::format("give a kernel to run ('{} list' shows them) or --all for "
+                                     "every kernel", program_name()));
       for (const char* opt : {"--filter", "--budget-per-kernel", "--case-timeout", "--report",
                               "--artifacts"})
         if (run->count(opt) > 0)
@@ -577,10 +582,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("merge")) return merge_files(config, merge_paths, args);
     return replay_file(config, replay_path, args);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "heddle: error: {}\n", e.what());
+    fmt::print(stderr, "{}: error: {}\n", program_name(), e.what());
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "heddle: internal error: {}\n", e.what());
+    fmt::print(stderr, "{}: internal error (a heddle bug): {}\n", program_name(), e.what());
     return 2;
   }
 }

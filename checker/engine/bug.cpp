@@ -6,6 +6,7 @@
 #include <array>
 #include <utility>
 
+#include "checker/engine/range_words.hpp"
 #include "checker/engine/source_path.hpp"
 
 namespace heddle {
@@ -22,11 +23,11 @@ constexpr std::array<std::pair<Verdict, const char*>, 7> kNames{{
 
 // One access in words; its proxy only where the report involves a
 // non-generic one (TPU and plain models have no proxies to speak of).
-std::string describe(const AccessInfo& a, bool proxies) {
-  auto range = a.first == a.last ? fmt::format("[{}]", a.first)
-                                 : fmt::format("[{}..{}]", a.first, a.last);
-  return fmt::format("{} {} of {}{} by {}{} at {}, step {}", a.op, a.write ? "(write)" : "(read)",
-                     a.region, range, a.agent,
+std::string describe(const AccessInfo& a, bool proxies, const std::string& title) {
+  return fmt::format("{} {} of {} by {}{} at {}, step {}", a.op, a.write ? "(write)" : "(read)",
+                     range_words(a.region, unit_in_title(title, a.region), a.first,
+                                 std::uint64_t{a.last} + 1 - a.first),
+                     a.agent,
                      proxies ? fmt::format(" ({} proxy)", a.proxy) : std::string(), a.at, a.step);
 }
 }  // namespace
@@ -54,7 +55,7 @@ std::string format_report(const BugReport& bug) {
   const bool proxies = std::any_of(bug.accesses.begin(), bug.accesses.end(),
                                    [](const AccessInfo& a) { return a.proxy != "generic"; });
   for (std::size_t i = 0; i < bug.accesses.size(); ++i)
-    out += fmt::format("  access {}: {}\n", i + 1, describe(bug.accesses[i], proxies));
+    out += fmt::format("  access {}: {}\n", i + 1, describe(bug.accesses[i], proxies, bug.title));
   for (const auto& d : bug.details) out += fmt::format("  {}\n", d);
   return out;
 }

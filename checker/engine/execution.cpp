@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 #include <string_view>
@@ -12,6 +14,7 @@
 #include "checker/engine/interrupt.hpp"
 
 #include "checker/engine/errors.hpp"
+#include "checker/engine/program_name.hpp"
 #include "checker/engine/strategy.hpp"
 
 namespace heddle {
@@ -21,9 +24,21 @@ void Execution::thread_main(void* agent) {
   t.execution->run_thread_body(t, t.body);
 }
 
+// No execution is current on this OS thread: the model used a heddle object
+// or primitive after main returned (a static's destructor), before it began
+// (a static's initializer) or on a thread it started itself. That is the
+// model's misuse, not heddle's bug (issue 54.3), and no handler of heddle's
+// is on this stack to turn an exception into a verdict (a destructor's
+// throw would abort), so it is reported here and the program ends.
 void Execution::no_current_execution() {
-  throw std::logic_error("[heddle bug] no execution is current: model primitives must be "
-                         "created inside a kernel's setup or its threads");
+  std::fprintf(stderr,
+               "%s: model error: a heddle object or primitive was used while no execution runs "
+               "(after main returned, in a static's initializer or destructor, or on a thread the "
+               "model started itself): make and use heddle objects only in a kernel's setup, its "
+               "threads and its exit checks, and keep none in statics\n",
+               program_name().c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
 }
 
 std::vector<std::pair<std::string, std::string>> Execution::object_states() const {

@@ -40,7 +40,7 @@ class Execution {
   /// limits and pool), keeping its storage: a loop of executions builds none.
   void renew();
 
-  /// The execution being built or run on this OS thread ([heddle bug] if none).
+  /// The execution being built or run on this OS thread (none: a model error, exit 1).
   static Execution& current() {
     if (detail::current_execution == nullptr) no_current_execution();
     return *detail::current_execution;

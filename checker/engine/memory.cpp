@@ -9,6 +9,7 @@
 #include "checker/engine/execution.hpp"
 #include "checker/engine/fiber.hpp"
 #include "checker/engine/race_hint.hpp"
+#include "checker/engine/range_words.hpp"
 
 namespace heddle {
 
@@ -91,10 +92,17 @@ void Region::check_current(std::source_location loc) const {
   if (serial_ != Execution::current().serial()) throw stale_object_error("buffer", loc);
 }
 
+// Every element access checks its bounds first, so the check that the
+// region is this execution's sits here too: a buffer kept from an earlier
+// execution is refused at any read, raw() included (issue 54.2: a raw read
+// of a kept buffer passed as verified). Two arenas take turns, so the kept
+// region still holds its own serial (Execution::take_arena).
 void Region::check_bounds(std::size_t first, std::size_t n, std::source_location loc) const {
+  const std::uint64_t now = Execution::current().serial();  // (first: none after main)
+  if (serial_ != now) throw stale_object_error("buffer", loc);
   if (first + n > count_ || first + n < first)
-    throw ModelError(fmt::format("access to {}[{}..{}] is out of bounds (size {})", name_, first,
-                                 first + n - 1, count_),
+    throw ModelError(fmt::format("access to {} is out of bounds (size {})",
+                                 range_words(name_, elem_size_, first, n), count_),
                      loc);
 }
 
@@ -185,8 +193,7 @@ void Region::race(const AccessRecord& prior, bool prior_write, std::size_t elem,
   };
   BugReport b;
   b.kind = Verdict::race;
-  b.title = last == elem ? fmt::format("data race on {}[{}]", name_, elem)
-                         : fmt::format("data race on {}[{}..{}]", name_, elem, last);
+  b.title = "data race on " + range_words(name_, elem_size_, elem, last + 1 - elem);
   b.accesses = {info(prior, prior_write), info(now, write)};
   const Agent& self = *ex.self();
   const bool clock_orders = self.clock.covers(Epoch{prior.agent, prior.time});

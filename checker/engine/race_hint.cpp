@@ -89,8 +89,23 @@ std::string wait_hint(const Execution& ex, const AsyncAgent& copy, const AccessR
                      copy_writes ? "writes" : "reads", copy_side.op, issuer.name, how);
 }
 
+// What releases a copy's access to another thread than its issuer: the
+// issuer waits for the copy (in the model's words, e.g. wait_group.read for
+// a TMA store's source), then a barrier orders the other thread after that
+// wait (issue 50.19: "its completion must be signalled" named no one).
+std::string copy_release(const Execution& ex, const AsyncAgent& copy, bool copy_writes,
+                         const Agent& other) {
+  const Agent& issuer = agent_of(ex, copy.issuer);
+  const std::string how = copy.wait_hint ? copy.wait_hint(copy_writes, issuer.clock[issuer.id])
+                                         : std::string("wait for its completion");
+  return fmt::format("{} must wait for {} first: {}; then {} must release (arrive on a barrier, "
+                     "signal a semaphore) after that wait, so that the barrier orders {} after it",
+                     issuer.name, copy.name, how, issuer.name, other.name);
+}
+
 // Nothing orders the two accesses: a barrier or semaphore between them is missing.
-std::string sync_hint(const Execution& ex, const AccessRecord& prior, const AccessRecord& now) {
+std::string sync_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
+                      const AccessRecord& now) {
   const Agent& first = agent_of(ex, prior.agent);
   const Agent& second = agent_of(ex, now.agent);
   std::string partial;
@@ -102,9 +117,7 @@ std::string sync_hint(const Execution& ex, const AccessRecord& prior, const Acce
   std::string release = fmt::format("{} must release (signal a semaphore, arrive on a barrier) "
                                     "after its access {}",
                                     first.name, at_step(prior.step));
-  if (const AsyncAgent* copy = as_copy(first))
-    release = fmt::format("{}'s completion must be signalled (a barrier or semaphore it "
-                          "completes)", copy->name);
+  if (const AsyncAgent* copy = as_copy(first)) release = copy_release(ex, *copy, prior_write, second);
   // A copy runs with its issuer's clock at the issue: the issuer must wait first.
   std::string acquire =
       late_copy == nullptr
@@ -115,6 +128,25 @@ std::string sync_hint(const Execution& ex, const AccessRecord& prior, const Acce
   return fmt::format("hint: a missing barrier or semaphore: nothing orders {}'s access before "
                      "{}'s{}; {}, and {}",
                      first.name, second.name, partial, release, acquire);
+}
+
+// A thread raced with a copy another thread had issued before the access:
+// ordering the access before the issue is no fix (the issue came first);
+// the issuer's wait for the copy, then a barrier, is (issue 50.19).
+std::string in_flight_hint(const Execution& ex, const AccessRecord& prior, const AsyncAgent& copy,
+                           bool copy_writes) {
+  const Agent& thread = agent_of(ex, prior.agent);
+  return fmt::format("hint: a missing barrier or semaphore: {} was in flight (issued at {}, {}) "
+                     "when {} accessed these bytes {}; {}, and {} must wait for it before its "
+                     "access {}",
+                     copy.name, where(copy.loc), issue_step(copy), thread.name,
+                     at_step(prior.step), copy_release(ex, copy, copy_writes, thread), thread.name,
+                     at_step(prior.step));
+}
+
+// True when `copy` was issued before the step of access `r`.
+bool issued_before(const AsyncAgent& copy, const AccessRecord& r) {
+  return copy.created_by < 0 || static_cast<std::uint32_t>(copy.created_by) + 1 < r.step;
 }
 
 }  // namespace
@@ -147,7 +179,9 @@ std::string race_hint(const Execution& ex, const AccessRecord& prior, bool prior
                        ca->wait_hint ? ca->wait_hint(prior_write, cb->clock[ca->issuer])
                                      : fmt::format("wait for {}", ca->name),
                        cb->name, issue_step(*cb));
-  return sync_hint(ex, prior, now);
+  if (cb != nullptr && ca == nullptr && issued_before(*cb, prior))
+    return in_flight_hint(ex, prior, *cb, now_write);
+  return sync_hint(ex, prior, prior_write, now);
 }
 
 }  // namespace heddle

@@ -147,6 +147,18 @@ std::uint64_t fingerprint(const std::vector<WorkItem>& items) {
 }
 }  // namespace
 
+namespace {
+// The probes run executions as the items will: a run that goes on past bugs
+// (--keep-going) runs a buggy execution to its end, or the probe's race
+// analysis sees only the trace up to the bug and the split leaves out the
+// traces behind it (issue 54.4: 17 executions split, 19 plain). No
+// deadline: the split depends on the model only.
+ExecutionLimits probe_limits(const RunConfig& config) {
+  return {config.max_steps, config.step_timeout,
+          config.finish_after_bug || !config.stop_at_first_bug};
+}
+}  // namespace
+
 struct Splitter::State {
   const Kernel& kernel;
   const Params& params;
@@ -159,7 +171,7 @@ struct Splitter::State {
 
 Splitter::Splitter(const Kernel& kernel, const Params& params, const RunConfig& config,
                    StackPool& pool)
-    : s_(new State{kernel, params, pool, {config.max_steps, config.step_timeout, false}, {}, {}}) {}
+    : s_(new State{kernel, params, pool, probe_limits(config), {}, {}}) {}
 
 Splitter::~Splitter() = default;
 

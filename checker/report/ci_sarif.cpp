@@ -3,11 +3,13 @@
 // threadFlow, 3.38 threadFlowLocation) for code-scanning UIs.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <regex>
 
 #include "checker/engine/interrupt.hpp"
+#include "checker/engine/range_words.hpp"
 #include "checker/report/ci_reports.hpp"
 
 namespace heddle {
@@ -50,13 +52,18 @@ json location(const std::string& at, const std::string& message) {
 
 // One access in words, naming its proxy only when some access of the race
 // is not generic (as the text report does).
-std::string access_text(const json& accesses, std::size_t i) {
+// Its range is the whole range the text report names, as the title says it
+// (issue 50.18: the message named sOut[0..3], then sOut[0]).
+std::string access_text(const json& accesses, std::size_t i, const std::string& title) {
   bool proxies = false;
   for (const auto& a : accesses) proxies |= a.value("proxy", "generic") != "generic";
   const json& a = accesses[i];
-  return fmt::format("access {}: {} ({}) of {}[{}] by {}{}, step {}", i + 1, a.value("op", ""),
-                     a.value("write", false) ? "write" : "read", a.value("region", ""),
-                     a.value("first", 0), a.value("agent", ""),
+  const std::string region = a.value("region", "");
+  const std::uint64_t first = a.value("first", 0u), last = std::max<std::uint64_t>(first, a.value("last", first));
+  return fmt::format("access {}: {} ({}) of {} by {}{}, step {}", i + 1, a.value("op", ""),
+                     a.value("write", false) ? "write" : "read",
+                     range_words(region, unit_in_title(title, region), first, last + 1 - first),
+                     a.value("agent", ""),
                      proxies ? fmt::format(" ({} proxy)", a.value("proxy", "")) : "",
                      a.value("step", 0));
 }
@@ -68,7 +75,7 @@ json named_locations(const json& rep) {
   const json& accesses = rep.value("accesses", json::array());
   for (std::size_t i = 0; i < accesses.size(); ++i)
     locations.push_back(location(accesses[i].value("at", ""),
-                                 access_text(accesses, i)));
+                                 access_text(accesses, i, rep.value("title", ""))));
   if (!accesses.empty()) return locations;
   static const std::regex at(R"(\bat (\S+:[0-9]+))");
   for (const auto& d : rep.value("details", json::array())) {
@@ -135,10 +142,11 @@ json result(const CiOutcome& r, const CiOptions& o) {
   const json& accesses = rep.value("accesses", json::array());
   for (std::size_t i = 0; i < accesses.size(); ++i) {
     int n = static_cast<int>(i) + 1;
-    json rel = location(accesses[i].value("at", ""), access_text(accesses, i));
+    const std::string words = access_text(accesses, i, rep.value("title", ""));
+    json rel = location(accesses[i].value("at", ""), words);
     rel["id"] = n;
     related.push_back(rel);
-    text += "; " + access_text(accesses, i) + " at " + accesses[i].value("at", "");
+    text += "; " + words + " at " + accesses[i].value("at", "");
   }
   for (const auto& d : rep.value("details", json::array())) text += "; " + d.get<std::string>();
   if (expected) text += " (expected: a documented buggy variant)";

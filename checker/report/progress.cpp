@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "checker/engine/program_name.hpp"
 #include "checker/explore/forwarding.hpp"
 
 namespace heddle {
@@ -207,7 +208,7 @@ std::vector<Part> progress_parts(const RunProgress& p, const RunConfig& config,
 
 std::string run_progress_text(const RunProgress& p, const RunConfig& config,
                               double unbounded_after, std::size_t columns) {
-  const std::string head = fmt::format("heddle: {}: ", p.run);
+  const std::string head = fmt::format("{}: {}: ", program_name(), p.run);
   const std::vector<Part> parts = progress_parts(p, config, unbounded_after);
   std::string out = join_parts(head, parts, false, 0);
   if (columns == 0 || out.size() <= columns) return out;
@@ -218,7 +219,7 @@ std::string run_progress_text(const RunProgress& p, const RunConfig& config,
   }
   std::string tail = join_parts("", parts, true, 5);
   if (tail.size() + 12 >= columns) return fit_columns(out, columns);
-  return fit_columns("heddle: " + p.run, columns - tail.size() - 2) + ": " + tail;
+  return fit_columns(program_name() + ": " + p.run, columns - tail.size() - 2) + ": " + tail;
 }
 
 std::string fit_columns(std::string text, std::size_t columns) {

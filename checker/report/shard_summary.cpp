@@ -7,6 +7,7 @@
 
 #include "checker/engine/bounded_read.hpp"
 #include "checker/engine/errors.hpp"
+#include "checker/engine/program_name.hpp"
 
 namespace heddle {
 
@@ -38,7 +39,7 @@ nlohmann::json split_json(const SplitInfo& split, const RunResult& r) {
 
 namespace {
 [[noreturn]] void bad(const std::string& file, const std::string& why) {
-  throw UsageError(fmt::format("heddle merge: {}: {}", file, why));
+  throw UsageError(fmt::format("{} merge: {}: {}", program_name(), file, why));
 }
 
 // True when `j` has no field `key`, or one of the JSON type `is` accepts.
@@ -210,7 +211,7 @@ std::string identity(const nlohmann::json& j) {
 
 // merge_shards, on summaries that may still hold surprises for a type check.
 MergedRun merge_summaries(const std::vector<std::string>& files) {
-  if (files.empty()) throw UsageError("heddle merge: give the summaries of every shard of one run");
+  if (files.empty()) throw UsageError(program_name() + " merge: give the summaries of every shard of one run");
   std::vector<nlohmann::json> sums;
   for (const auto& f : files) sums.push_back(read_summary_file(f));
   const std::uint64_t shards = number(sums[0]["split"], "shards", files[0], kMaxShards);
@@ -228,8 +229,8 @@ MergedRun merge_summaries(const std::vector<std::string>& files) {
   }
   for (std::uint64_t s = 0; s < shards; ++s)
     if (!by_shard.count(s))
-      throw UsageError(fmt::format("heddle merge: shard {}/{} is missing: give all {} summaries",
-                                   s, shards, shards));
+      throw UsageError(fmt::format("{} merge: shard {}/{} is missing: give all {} summaries",
+                                   program_name(), s, shards, shards));
   MergedRun m;
   m.kernel = sums[0].value("kernel", "");
   m.params = sums[0]["params"].get<std::map<std::string, std::string>>();
@@ -321,8 +322,8 @@ MergedRun merge_shards(const std::vector<std::string>& files) {
     return merge_summaries(files);
   } catch (const nlohmann::json::exception& e) {
     // check_fields should have said it better: a field it does not check.
-    throw UsageError(fmt::format("heddle merge: a summary holds a value of the wrong type ({})",
-                                 e.what()));
+    throw UsageError(fmt::format("{} merge: a summary holds a value of the wrong type ({})",
+                                 program_name(), e.what()));
   }
 }
 

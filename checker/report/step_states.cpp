@@ -67,27 +67,42 @@ StrategyDecorator StepStates::decorator() {
   };
 }
 
+// A model may describe a copy's own progress under the copy's name (a bulk
+// op "reading"): that is the copy's line, not an object the user declared
+// (issue 50.7), so its words join the copy's.
 StepStates::State visible_state(const Execution& ex) {
   StepStates::State s;
   for (auto& [name, words] : ex.object_states()) s[name] = std::move(words);
   for (const auto& a : ex.agents()) {
     if (a->kind != Agent::Kind::async) continue;
     const auto& copy = static_cast<const AsyncAgent&>(*a);
+    std::string own;
+    if (auto it = s.find(copy.name); it != s.end()) {
+      own = "; " + it->second;
+      s.erase(it);
+    }
     s["copy " + copy.name] =
         copy.finished ? std::string("done")
-                      : fmt::format("in flight, next: {} ({} of {})", copy.phases[copy.next].name,
-                                    copy.next + 1, copy.phases.size());
+                      : fmt::format("in flight, next: {} ({} of {}){}", copy.phases[copy.next].name,
+                                    copy.next + 1, copy.phases.size(), own);
   }
   return s;
 }
 
 namespace {
-// "count 0 -> 1": the words both states start with are said once.
+// "count 0 -> 1": the words both states start with are said once. Only
+// whole comma-separated fields are left out, or words before a last single
+// word, so that a field keeps its name: "phase 0, idle -> phase 1, 0 of 2
+// arrived", not "-> 1, 0 of 2 arrived" (issue 50.7).
 std::string change_words(const std::string& was, const std::string& now) {
-  std::size_t common = 0;
-  for (std::size_t i = 0; i < was.size() && i < now.size() && was[i] == now[i]; ++i)
-    if (was[i] == ' ') common = i + 1;
-  return fmt::format("{} -> {}", was, now.substr(common));
+  std::size_t word = 0, field = 0;
+  for (std::size_t i = 0; i < was.size() && i < now.size() && was[i] == now[i]; ++i) {
+    if (was[i] == ' ') word = i + 1;
+    if (was[i] == ' ' && i > 0 && was[i - 1] == ',') field = i + 1;
+  }
+  const bool one_word =
+      was.find(' ', word) == std::string::npos && now.find(' ', word) == std::string::npos;
+  return fmt::format("{} -> {}", was, now.substr(one_word ? word : field));
 }
 }  // namespace
 

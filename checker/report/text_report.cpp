@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "checker/engine/program_name.hpp"
 #include "checker/report/shard_summary.hpp"
 
 namespace heddle {
@@ -34,6 +35,21 @@ std::string counterexample_line(const Counterexample& c) {
   return out + fmt::format(" (not minimized: {})", c.note);
 }
 
+// replay --steps printed each step with its changes: the report says which
+// steps the accesses follow instead of printing the schedule a second time
+// (issue 50.7).
+std::string steps_reference(const Schedule& s, const BugReport& bug) {
+  std::size_t steps = 0;
+  for (const auto& st : s.steps) steps += st.is_choice() ? 0 : 1;
+  std::string out = fmt::format("schedule: the {} step{} above", steps, steps == 1 ? "" : "s");
+  for (std::size_t i = 0; i < bug.accesses.size(); ++i)
+    out += fmt::format("{} access {} {}", i == 0 ? ";" : ",", i + 1,
+                       bug.accesses[i].step == 0
+                           ? std::string("before step 1")
+                           : fmt::format("in step {}", bug.accesses[i].step));
+  return out + "\n";
+}
+
 std::string verdict_words(const RunResult& r) {
   if (r.bug) return verdict_name(r.verdict);
   return r.exhaustive ? "verified, no bug in any execution" : "no bug found";
@@ -54,7 +70,22 @@ std::string interrupted_line(const RunResult& r) {
                                : fmt::format("{} bug{} found", bugs, bugs == 1 ? "" : "s"));
 }
 
+// A shard (--shard I/N) without a bug covers only its own items: it says
+// so and leaves the verdict to `heddle merge` (issue 50.10).
+std::string shard_summary_line(const RunResult& r) {
+  const SplitInfo& s = *r.split;
+  std::uint64_t items = 0;
+  for (const auto& o : s.outcomes) items += o.skipped ? 0 : 1;
+  std::string out = fmt::format("summary: shard {}/{}: no bug in its {} item{}; merge for the "
+                                "verdict; {} execution{} explored",
+                                s.shard, s.shards, items, items == 1 ? "" : "s",
+                                r.stats.executions, r.stats.executions == 1 ? "" : "s");
+  if (!r.exhaustive) out += "; " + coverage(r);
+  return out + fmt::format("; {:.3f} s", r.stats.seconds);
+}
+
 std::string summary_line(const RunResult& r) {
+  if (!r.bug && r.split && r.split->shards > 0) return shard_summary_line(r);
   return fmt::format("summary: {}; {} execution{} explored; {}; {:.3f} s", verdict_words(r),
                      r.stats.executions, r.stats.executions == 1 ? "" : "s", coverage(r),
                      r.stats.seconds);
@@ -109,8 +140,9 @@ std::string format_schedule(const Schedule& s, const BugReport* bug) {
 
 std::string format_run(const Kernel& kernel, const Params& params, const RunConfig& config,
                        const RunResult& r, const std::string& schedule_file,
-                       const std::string& program) {
-  std::string out = fmt::format("heddle: kernel {} (strategy {})\n", kernel.name, config.strategy);
+                       const std::string& program, bool steps_above) {
+  std::string out =
+      fmt::format("{}: kernel {} (strategy {})\n", program_name(), kernel.name, config.strategy);
   if (!params.values().empty()) {
     std::vector<std::string> kv;
     for (auto& [k, v] : params.values()) kv.push_back(k + "=" + v);
@@ -120,7 +152,8 @@ std::string format_run(const Kernel& kernel, const Params& params, const RunConf
   for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
   if (r.bug) {
     out += "\n" + format_report(*r.bug);
-    out += "\n" + format_schedule(*r.schedule, &*r.bug);
+    out += "\n" + (steps_above ? steps_reference(*r.schedule, *r.bug)
+                              : format_schedule(*r.schedule, &*r.bug));
     if (r.counterexample) out += counterexample_line(*r.counterexample) + "\n";
     if (!schedule_file.empty())
       out += fmt::format("replay with: {} replay {}\n", program, schedule_file);

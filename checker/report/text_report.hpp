@@ -9,10 +9,12 @@ namespace heddle {
 
 /// The full text report of a run: bug, numbered schedule, and summary line;
 /// the replay hint names `program`, the binary that ran (a user's own main).
+/// `steps_above`: replay --steps printed the schedule already, step by step,
+/// so the bug's schedule is referred to, not printed again.
 /// Deterministic except for the time in the summary line.
 std::string format_run(const Kernel& kernel, const Params& params, const RunConfig& config,
                        const RunResult& result, const std::string& schedule_file,
-                       const std::string& program = "heddle");
+                       const std::string& program = "heddle", bool steps_above = false);
 /// The schedule file of distinct bug k (0-based, k > 0) of a --keep-going
 /// run whose first bug went to `first` (FILE.json -> FILE.bugK+1.json).
 std::string distinct_schedule_file(const std::string& first, std::size_t k);

@@ -196,7 +196,8 @@ std::size_t chars_of(const std::string& s) {
 double text_w(std::size_t chars, double char_w) { return char_w * static_cast<double>(chars) + 14; }
 
 std::string elements(const AccessInfo& a) {
-  return a.first == a.last ? fmt::format("[{}]", a.first) : fmt::format("[{}..{}]", a.first, a.last);
+  return a.first == a.last ? fmt::format("[{}]", a.first)
+                           : fmt::format("[{}:{}]", a.first, std::uint64_t{a.last} + 1);
 }
 
 std::vector<std::string> access_lines(const TimelineAccess& a, std::size_t k) {

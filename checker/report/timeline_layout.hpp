@@ -22,7 +22,8 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width, std::size
 std::size_t chars_of(const std::string& s);
 /// The width of a label of `chars` characters of `char_w` pixels, padded.
 double text_w(std::size_t chars, double char_w = kCharW);
-/// "[i]" or "[first..last]": the elements of one racing access.
+/// "[i]" or "[first:last+1]" (half-open, as every report says it): the
+/// elements of one racing access.
 std::string elements(const AccessInfo& a);
 /// The lines of racing access `k`'s marker.
 std::vector<std::string> access_lines(const TimelineAccess& a, std::size_t k);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "checker/engine/race_hint.hpp"
+#include "models/gpu/wgmma.hpp"
 #include "models/gpu/reduce.hpp"
 
 namespace heddle::gpu {
@@ -67,12 +68,9 @@ std::uint32_t issuer_time() {
   return a == nullptr ? 0 : a->clock[a->id];
 }
 
-// "sC[0:2]", "sC[3]" or "sC" (the whole region): what a copy reads or writes.
-std::string span_text(const Span& s) {
-  if (s.first == 0 && s.count == s.region->size()) return s.region->name();
-  if (s.count == 1) return fmt::format("{}[{}]", s.region->name(), s.first);
-  return fmt::format("{}[{}:{}]", s.region->name(), s.first, s.first + s.count);
-}
+// "sC[0:2]", "sC[3]", "sA bytes [0:256]" or "sC" (the whole region): what a
+// copy reads or writes, in the notation of every report (range_words).
+std::string span_text(const Span& s) { return detail::view_text(*s.region, s.first, s.count); }
 
 // "tmap_out box (0, 1)": the global box a TMA operation names.
 std::string box_text(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1) {

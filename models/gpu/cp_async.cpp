@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "models/gpu/bulk_internal.hpp"
 #include "models/gpu/grid.hpp"
 #include "models/gpu/op_groups.hpp"
 
 namespace heddle::gpu {
 namespace {
 
-std::string span_words(const Span& s) {
-  if (s.first == 0 && s.count == s.region->size()) return s.region->name();
-  if (s.count == 1) return fmt::format("{}[{}]", s.region->name(), s.first);
-  return fmt::format("{}[{}:{}]", s.region->name(), s.first, s.first + s.count);
-}
 
 }  // namespace
 
@@ -29,7 +25,7 @@ void cp_async(const Span& dst, const Span& src, std::optional<std::size_t> src_b
                                  n, dst.bytes(), dst.region->name()),
                      loc);
   Span s{src.region, src.first, n / src.region->elem_size()};
-  std::string name = fmt::format("cp.async {} -> {}", span_words(s), span_words(dst));
+  std::string name = fmt::format("cp.async {} -> {}", detail::span_text(s), detail::span_text(dst));
   BulkOp* op = &make<BulkOp>(name, "cp.async", loc);
   ++t.issued;
   AgentId agent = issue(name, {phase("cp.async.copy", {dst.touches(true), s.touches(false), done_side(*op, true)},

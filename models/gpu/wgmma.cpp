@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "checker/engine/range_words.hpp"
 #include "models/gpu/grid.hpp"
 #include "models/gpu/op_groups.hpp"
 
@@ -13,8 +14,7 @@ namespace detail {
 
 std::string view_text(const Region& r, std::size_t first, std::size_t count) {
   if (first == 0 && count == r.size()) return r.name();
-  if (count == 1) return fmt::format("{}[{}]", r.name(), first);
-  return fmt::format("{}[{}:{}]", r.name(), first, first + count);
+  return range_words(r.name(), r.elem_size(), first, count);
 }
 
 void issue_wgmma(std::string name, Footprint fp, std::function<void()> effect,

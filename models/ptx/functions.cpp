@@ -40,10 +40,10 @@ std::string param_problem(const Instr& in, const Program& p) {
   const std::int64_t end = a.imm + in.type.bytes * in.vec;
   if (!s.frame && in.op == Op::st) return fmt::format("`{}` writes kernel parameter {}", in.opcode, s.name);
   if (!s.frame && (a.imm < 0 || end > static_cast<std::int64_t>(s.bytes)))
-    return fmt::format("`{}`: ld.param reads bytes {}..{} of parameter {}, which has {}", in.opcode,
-                       a.imm, end - 1, s.name, s.bytes);
+    return fmt::format("`{}`: ld.param reads bytes [{}:{}] of parameter {}, which has {}", in.opcode,
+                       a.imm, end, s.name, s.bytes);
   if (s.frame && (a.imm < 0 || end > static_cast<std::int64_t>(s.bytes)))
-    return fmt::format("`{}` accesses bytes {}..{} of {}, which has {}", in.opcode, a.imm, end - 1,
+    return fmt::format("`{}` accesses bytes [{}:{}] of {}, which has {}", in.opcode, a.imm, end,
                        s.name, s.bytes);
   return "";
 }
@@ -77,6 +77,26 @@ std::vector<std::string> module_warnings(const Module& m, const std::string& ker
   return out;
 }
 
+namespace {
+// " via :76": the call sites of an inlined __device__ helper, from the
+// .loc's inlined_at chain outwards past `pick` (a line of the same file
+// alone, another file by name), so the helper's line does not hide where
+// the kernel called it (issue 50.6).
+std::string call_sites(const Module& m, const std::vector<SourceLoc>& locs, const SourceLoc* pick) {
+  std::string out;
+  const SourceLoc* last = pick;
+  for (const SourceLoc* l = pick + 1; l < locs.data() + locs.size(); ++l) {
+    auto f = m.files.find(l->file);
+    if (f == m.files.end() || l->line == 0 || (l->file == last->file && l->line == last->line))
+      continue;
+    out += l->file == pick->file ? fmt::format(" via :{}", l->line)
+                                 : fmt::format(" via {}:{}", f->second, l->line);
+    last = l;
+  }
+  return out;
+}
+}  // namespace
+
 std::source_location report_location(Program& p, const Module& m, const std::vector<SourceLoc>& locs,
                                      int line) {
   std::string file = m.path;
@@ -93,7 +113,8 @@ std::source_location report_location(Program& p, const Module& m, const std::vec
   if (pick != nullptr) {
     std::size_t slash = m.path.rfind('/');
     std::string base = slash == std::string::npos ? m.path : m.path.substr(slash + 1);
-    file = fmt::format("{}:{} via {}", m.files.at(pick->file), pick->line, base);
+    file = fmt::format("{}:{}{} via {}", m.files.at(pick->file), pick->line,
+                       call_sites(m, locs, pick), base);
   }
   p.texts.push_back(file);
   p.locs.push_back(LocRecord{p.texts.back().c_str(), "", static_cast<unsigned>(line), 0});

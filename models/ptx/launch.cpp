@@ -4,13 +4,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+
+#include "models/ptx/expect.hpp"
 
 namespace heddle::ptx {
 namespace {
 
 constexpr const char* kArgForms =
-    "NAME=buffer:BYTES, NAME=tensormap:BUFFER,shape=WxH[xD..],box=WxH[xD..][,elem=BYTES] (1 to 5 dimensions) (it creates "
+    "NAME=buffer:BYTES (zeros) or NAME=buffer:FILE (the file's bytes), NAME=tensormap:BUFFER,shape=WxH[xD..],box=WxH[xD..][,elem=BYTES] (1 to 5 dimensions) (it creates "
     "BUFFER when no buffer argument has that name) or "
     "NAME=u32:VALUE (also i32, u64, i64) or NAME=bytes:HEX (a struct parameter's bytes)";
 
@@ -109,6 +112,11 @@ ArgSpec parse_arg(const std::string& text) {
   std::string kind = text.substr(eq + 1, colon - eq - 1), rest = text.substr(colon + 1);
   if (kind == "buffer") {
     a.kind = ArgSpec::Kind::buffer;
+    if (!rest.empty() && !std::isdigit(static_cast<unsigned char>(rest[0]))) {
+      a.data = read_input_file(rest, "--arg " + a.name);  // buffer:FILE: its size and contents
+      a.bytes = a.data.size();
+      return a;
+    }
     a.bytes = number(rest, a.name);
     if (a.bytes == 0 || a.bytes > (64u << 20))
       throw UsageError(fmt::format("--arg {}: a buffer takes 1 byte to 64 MiB", text));
@@ -175,7 +183,11 @@ LaunchState::LaunchState(const Launch& launch) : launch_(launch) {
     throw UsageError(fmt::format("kernel {} takes {} parameters, {} --arg given", p.kernel,
                                  p.params.size(), launch.args.size()));
   for (const ArgSpec& a : launch.args)
-    if (a.kind == ArgSpec::Kind::buffer) buffers_.emplace(a.name, gpu::global<std::uint8_t>(a.name, a.bytes));
+    if (a.kind == ArgSpec::Kind::buffer) {
+      auto it = buffers_.emplace(a.name, gpu::global<std::uint8_t>(a.name, a.bytes)).first;
+      if (!a.data.empty())  // setup: buffer:FILE's contents
+        std::memcpy(it->second.region().bytes(), a.data.data(), a.data.size());
+    }
   for (const ArgSpec& a : launch.args)  // a tensormap over a buffer no --arg names creates it
     if (a.kind == ArgSpec::Kind::tensormap && buffers_.count(a.tensor) == 0)
       buffers_.emplace(a.tensor, gpu::global<std::uint8_t>(a.tensor, std::size_t{a.shape[0]} * a.shape[1] *

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "checker/engine/range_words.hpp"
+
 namespace heddle::tpu {
 namespace {
 
@@ -83,10 +85,9 @@ void start_op(const char* name, const TpuSemaphore& main, Footprint fp, std::sou
 std::string place_text(const Place& p) {
   const std::string& name = p.region->name();
   if (p.first == 0 && p.count == p.region->size()) return name;
-  if (p.count == 1) return fmt::format("{}[{}]", name, p.first);
   if (p.strided())  // runs of `run` elements every `stride`: "x_hbm[0:8 +16 x4]"
     return fmt::format("{}[{}:{} +{} x{}]", name, p.first, p.first + p.run, p.stride, p.runs());
-  return fmt::format("{}[{}:{}]", name, p.first, p.first + p.count);
+  return range_words(name, p.region->elem_size(), p.first, p.count);
 }
 
 // A DMA is named by what it moves: "dma dev0.x_hbm[2:4] -> dev0.xbuf".

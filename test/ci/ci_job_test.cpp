@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/cli/ci_job.hpp"
+#include "checker/report/ci_reports.hpp"
 #include "checker/registry.hpp"
 #include "test/ci/ci_support.hpp"
 
@@ -199,6 +200,26 @@ TEST_CASE("classify judges outcomes against expectations", "[ci]") {
   auto crashed = judged(Verdict::ok, nullptr, -11);
   CHECK(crashed.error);
   CHECK(crashed.reason == "the run was killed by signal 11");
+}
+
+TEST_CASE("SARIF names a race's range as the text report does, once", "[ci]") {
+  // Issue 50.18: the message named sOut[0..3], then sOut[0] for each access.
+  CiOutcome o;
+  o.c = CiCase{"k", "", {}, Verdict::ok};
+  nlohmann::json access{{"agent", "w0"}, {"op", "st.shared"}, {"region", "sOut"}, {"first", 0},
+                        {"last", 3},     {"write", true},    {"proxy", "generic"}, {"at", "k.cu:7"},
+                        {"step", 2}};
+  o.summary = {{"verdict", "race"},
+               {"report",
+                {{"kind", "race"}, {"title", "data race on sOut bytes [0:4]"},
+                 {"accesses", {access, access}}, {"details", nlohmann::json::array()}}}};
+  o.exit_code = 1;
+  classify(o);
+  const std::string text = sarif_report({o}, CiOptions{}).dump();
+  INFO(text);
+  CHECK(text.find("access 1: st.shared (write) of sOut bytes [0:4] by w0, step 2") != std::string::npos);
+  CHECK(text.find("access 2: st.shared (write) of sOut bytes [0:4] by w0, step 2") != std::string::npos);
+  CHECK(text.find("sOut[0]") == std::string::npos);
 }
 
 TEST_CASE("an expected bug that names its race fails CI when a different race is found", "[ci]") {

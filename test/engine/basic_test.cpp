@@ -81,7 +81,7 @@ TEST_CASE("a generic write reaches an async copy only through a proxy fence") {
     CHECK(r.verdict == c.expected);
     if (r.bug) {
       // The copy reads both elements the writer wrote: one race over the range.
-      CHECK(r.bug->title == "data race on src[0..1]");
+      CHECK(r.bug->title == "data race on src[0:2]");
       CHECK(r.bug->accesses[1].proxy == "async");
       CHECK(r.bug->accesses[1].first == 0);
       CHECK(r.bug->accesses[1].last == 1);

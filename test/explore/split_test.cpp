@@ -386,6 +386,35 @@ TEST_CASE("split: going on past bugs, --jobs explores the full split, as shards 
   }
 }
 
+TEST_CASE("split: going on past bugs, a split covers exactly the plain run's traces", "[split]") {
+  // The probes that cut the split ran each buggy execution only up to its
+  // bug: the traces behind it were left out of every item (issue 54.4: the
+  // ring collective counted 17 executions split, 19 plain).
+  const std::vector<std::pair<std::string, KernelParams>> buggy = {
+      {"pallas_tpu/ring_reuse_recv_sem", {}},
+      {"classic/philosophers", {{"n", "5"}, {"order", "ring"}}},
+      {"test/two_races", {}},
+  };
+  for (const auto& [kernel, p] : buggy) {
+    INFO(kernel);
+    RunConfig plain;
+    plain.stop_at_first_bug = false;
+    RunResult whole = test::run(kernel, p, plain);
+    REQUIRE(whole.bug);
+    REQUIRE(whole.exhaustive);
+    for (std::uint32_t jobs : {1u, 3u}) {
+      INFO("jobs " << jobs);
+      RunConfig c = split_config(jobs);
+      c.stop_at_first_bug = false;
+      RunResult r = test::run(kernel, p, c);
+      REQUIRE(r.split);
+      CHECK(r.exhaustive);
+      CHECK(r.stats.executions == whole.stats.executions);
+      CHECK(r.stats.buggy == whole.stats.buggy);
+    }
+  }
+}
+
 TEST_CASE("split: expanding in stages gives the items expanding at once gives", "[split]") {
   FaultHandlers handlers;
   StackPool pool(256 * 1024);
@@ -448,6 +477,20 @@ TEST_CASE("split: heddle merge puts shards together as one run", "[split]") {
     CHECK(b["executions"] == a["executions"]);
     CHECK(b["verdict"] == "verified");
     CHECK(b["exhaustive"] == true);
+  }
+  SECTION("a shard without a bug says what it covered, not a whole-kernel verdict") {
+    auto r = test::cli("run -q classic/lastzero --param n=6 --shard 1/3 --summary-json " + dir +
+                       "/s1.json");
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(test::slurp(dir + "/s1.json"));
+    std::size_t items = 0;
+    for (const auto& o : j["split"]["outcomes"]) items += o[9].is_null() ? 1 : 0;
+    REQUIRE(items > 0);
+    CHECK_THAT(r.out, Catch::Contains(fmt::format(
+                          "summary: shard 1/3: no bug in its {} item{}; merge for the verdict", items,
+                          items == 1 ? "" : "s")));
+    CHECK_THAT(r.out, !Catch::Contains("verified"));
   }
   SECTION("a buggy kernel: the bug of --jobs 2, replayable") {
     auto jobs = test::cli("run -q demo/lost_update --jobs 2 --summary-json " + dir + "/j.json --out " +

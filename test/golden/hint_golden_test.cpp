@@ -131,3 +131,21 @@ TEST_CASE("hint: a TPU DMA read before its wait names .wait() on its semaphore",
   CHECK_FALSE(has(report, "proxy"));  // TPU reports in TPU words
   check_golden("missing_wait_dma", report);
 }
+
+TEST_CASE("hint: a TMA store buffer reused by another warp: wait_group.read, then the barrier",
+          "[hints]") {
+  // Warp 0's barrier arrival comes before it waited for its store's read of
+  // sC: the barrier orders w1's refill after the issue, not after the read.
+  std::string report = report_of("hints/store_buffer_cross_warp", {});
+  std::string hint = hint_of(report);
+  INFO(hint);
+  CHECK(has(hint, "hint: a missing barrier or semaphore: "));
+  CHECK(has(hint, "w0 must wait for bulk_store sC -> out first: wait with "
+                  "cp.async.bulk.wait_group.read 0 (tma_store_wait<0>()"));
+  CHECK(has(hint, "then w0 must release (arrive on a barrier, signal a semaphore) after that "
+                  "wait, so that the barrier orders w1 after it"));
+  CHECK_FALSE(has(hint, "completion must be signalled"));
+  check_golden("missing_wait_cross_warp", report);
+  // Doing what the hint says removes the race.
+  CHECK_FALSE(test::run("hints/store_buffer_cross_warp", {{"fixed", "true"}}).bug);
+}

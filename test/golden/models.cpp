@@ -38,6 +38,34 @@ const auto stage_reuse =
           });
         });
 
+// Warp 0 stores a staging buffer with a TMA store and arrives on the CTA
+// barrier without waiting for the store's read; warp 1 passes the barrier
+// and refills the buffer. The barrier orders nothing after the store's read:
+// warp 0 must wait_group.read before the barrier (`fixed`).
+const auto cross_warp_reuse =
+    kernel("hints/store_buffer_cross_warp", "a TMA store's buffer refilled by another warp")
+        .flag("fixed", false, "warp 0 waits tma_store_wait<0>() before the barrier")
+        .body([](const Params& p) {
+          using namespace heddle::gpu;
+          grid({1, 1, {{"w0", 0}, {"w1", 1}}});
+          auto out = global<int>("out", 2);
+          auto smem = shared<int>("sC", 2);
+          const bool fixed = p.get_bool("fixed");
+          current_grid().launch([=](const ThreadInfo& t) {
+            View<int> s = smem;
+            if (t.thread == 0) {
+              s.store(0, 1);
+              s.store(1, 1);
+              cutlass::fence_view_async_shared();
+              pallas::copy_smem_to_gmem(s, out);
+              if (fixed) cutlass::tma_store_wait<0>();
+            }
+            syncthreads();
+            if (t.thread == 1) s.store(0, 2);  // the refill
+            if (t.thread == 0) cutlass::tma_store_wait<0>();  // before the kernel exits
+          });
+        });
+
 // A core starts a local DMA into buf and reads buf before .wait().
 const auto dma_read =
     kernel("hints/dma_read_early", "a core reads a DMA's destination before waiting for it")

@@ -191,6 +191,38 @@ const auto stale_buffer =
       });
     });
 
+// Keeps a buffer of its first execution and reads it, without a race
+// check, in the next one's exit check (issue 54.2: passed as verified).
+std::optional<Buffer<int>> g_kept_result;
+const auto use_after_execution =
+    kernel("hostile/use_after_execution", "reads a buffer kept from the first execution")
+        .body([](const Params&) {
+          auto out = buffer<int>("out", 1);
+          if (!g_kept_result) g_kept_result = out;
+          auto& x = make<Atomic<int>>("x", 0);
+          spawn("A", [&x, out]() mutable { out.store(0, x.fetch_add(1) + 1); });
+          spawn("B", [&x] { x.fetch_add(1); });
+          at_exit([] { check(g_kept_result->raw(0) >= 0, "a result"); });  // the kept read
+        });
+
+// Keeps a buffer in a static whose destructor reads it after main returned
+// (issue 54.3: exited 134 with "[heddle bug]").
+struct ReadAtExit {
+  std::optional<Buffer<int>> kept;
+  ~ReadAtExit() {
+    if (kept) (void)kept->raw(0);  // the read after main
+  }
+};
+ReadAtExit g_read_at_exit;
+const auto use_after_main =
+    kernel("hostile/use_after_main", "reads a buffer from a static's destructor after main")
+        .body([](const Params&) {
+          auto b = buffer<int>("b", 1);
+          if (!g_read_at_exit.kept) g_read_at_exit.kept = b;
+          auto& x = make<Atomic<int>>("x", 0);
+          spawn("A", [&x] { x.store(1); });
+        });
+
 int g_builds = 0;  // differs between executions: the setup is not deterministic
 const auto nondeterministic =
     kernel("hostile/nondeterministic_setup", "builds more objects on each execution")

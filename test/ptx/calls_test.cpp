@@ -187,7 +187,7 @@ TEST_CASE("ptx: calls the interpreter cannot make are refused at load", "[ptx][c
         Case{head + ".func f(.param .b32 a)\n{\n  ret;\n}\n.visible .entry k()\n{\n  call.uni f;\n  ret;\n}\n",
              "10:3: call of f with 0 arguments: it takes 1"},
         Case{head + ".visible .entry k()\n{\n  .param .b32 p;\n  st.param.b64 [p], 1;\n  ret;\n}\n",
-             "7:3: `st.param.b64` accesses bytes 0..7 of p, which has 4"}}) {
+             "7:3: `st.param.b64` accesses bytes [0:8] of p, which has 4"}}) {
     INFO(c.text);
     try {
       build_ptx(PtxLaunch{write_ptx(c.text), "k", 32, ""});

@@ -270,8 +270,11 @@ TEST_CASE("ptx kernels: nvcc's cluster exchange (cooperative_groups) verifies; w
   RunResult r = run_ptx(unsynced);
   REQUIRE(r.verdict == Verdict::race);
   CHECK_THAT(r.bug->title, Catch::Contains("slot@cta"));
+  // The read is in exchange<false>, inlined: its call site follows (issue 50.6).
+  const std::string call = source_line("kernels/cuda/cluster_exchange.cu", "exchange<false>(out)");
   CHECK_THAT(format_report(*r.bug), Catch::Contains(source_line("kernels/cuda/cluster_exchange.cu",
                                                                 "out[rank * blockDim.x + threadIdx.x]") +
+                                                    " via :" + call.substr(call.rfind(':') + 1) +
                                                     " via cluster_exchange.ptx:"));
 }
 

@@ -278,7 +278,7 @@ $DONE:
   CHECK(r.exhaustive);
   r = run_ptx({write_ptx(kernel(false)), "init", 64, "out=buffer:4"});
   REQUIRE(r.verdict == Verdict::race);
-  CHECK_THAT(r.bug->title, Catch::Contains("bars[0..7]"));
+  CHECK_THAT(r.bug->title, Catch::Contains("bars bytes [0:8]"));
   CHECK(r.stats.executions == 1);
 }
 

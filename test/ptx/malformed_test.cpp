@@ -79,7 +79,7 @@ TEST_CASE("ptx: forms the interpreter cannot run are refused at load, naming the
         Bad{"  rem.f32 %r1, %r2, %r3;", "this floating-point operation is not interpreted"},
         // (token-form mbarrier waits and 3d-5d TMA are interpreted now: test/ptx/cluster_test.cpp,
         // bulk_test.cpp)
-        Bad{"  ld.param.u64 %rd2, [out_param+8];", "ld.param reads bytes 8..15 of parameter out_param, which has 8"},
+        Bad{"  ld.param.u64 %rd2, [out_param+8];", "ld.param reads bytes [8:16] of parameter out_param, which has 8"},
         Bad{"  add.u32 %r1, [%rd1], 1;", "9:3: `add.u32`: operand 2 must be a register, a number or a name"},
         Bad{"  st.const.u32 [%rd1], %r1;", ".const memory is read-only"}})
     expect_rejected(b);

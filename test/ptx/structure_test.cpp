@@ -140,6 +140,16 @@ TEST_CASE("ptx: a file without -lineinfo or for another target than sm_90a gets 
   CHECK_THAT(r.err, Catch::Contains("the PTX targets `sm_80`, heddle models Hopper"));
 }
 
+TEST_CASE("ptx: the run's header shows the launch shape, defaults filled in", "[ptx][structure]") {
+  std::string path = write_ptx(kGlobals);
+  CliResult r = cli(fmt::format("run --ptx {} --kernel k --block 64 --arg out=buffer:16", path));
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("note: launch: grid 1x1x1, block 64x1x1 (2 warps each), "
+                                    "cluster 1x1x1\n"));
+  r = cli(fmt::format("run --ptx {} --kernel k --grid 2 --block 32,2 --arg out=buffer:16", path));
+  CHECK_THAT(r.out, Catch::Contains("note: launch: grid 2x1x1, block 32x2x1 (2 warps each)"));
+}
+
 TEST_CASE("ptx: a struct parameter by value: ld.param.v2, offsets, and its address", "[ptx][structure]") {
   const char* text = R"(.version 9.0
 .target sm_90a

@@ -123,10 +123,10 @@ TEST_CASE("ptx wgmma: heddle run --ptx writes the in-flight race's counterexampl
   CliResult r = cli(fmt::format("run -q --ptx {} --kernel wgmma_release_in_flight --block 96 --out {}/cex.json {}",
                                 ptx_data("wgmma_mainloop.ptx"), dir, args));
   REQUIRE(r.code == 1);
-  CHECK_THAT(r.out, Catch::Contains("race: data race on sA[0..2047]"));
+  CHECK_THAT(r.out, Catch::Contains("race: data race on sA bytes [0:2048]"));
   CliResult replayed = cli(fmt::format("replay {}/cex.json", dir));
   CHECK(replayed.code == 1);
-  CHECK_THAT(replayed.out, Catch::Contains("race: data race on sA[0..2047]"));
+  CHECK_THAT(replayed.out, Catch::Contains("race: data race on sA bytes [0:2048]"));
   // The same two accesses, at the same lines, as the run reported.
   std::string mma = source_line("kernels/cuda/wgmma_mainloop.cu", "wgmma_m64n8k16(d, wgmma_desc(sA[s]");
   std::string load = source_line("kernels/cuda/wgmma_mainloop.cu", "tma_load_2d(sA[s]");
