@@ -1,5 +1,5 @@
 // The PTX front end's registration: `heddle run --ptx FILE --kernel NAME
-// --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] --arg NAME=SPEC ...` builds kernel
+// --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] --arg NAME=SPEC ... [--ptx-strict]` builds kernel
 // "ptx/NAME", whose parameters are these values (so schedules replay).
 #include <fmt/format.h>
 
@@ -36,10 +36,12 @@ Kernel build(const std::map<std::string, std::string>& values) {
   Kernel k;
   k.name = "ptx/" + entry;
   k.description = fmt::format("PTX kernel {} from {}", entry, file);
-  for (const char* p : {"file", "kernel", "grid", "block", "cluster", "args", "smem"})
+  const bool strict = get("strict", "false") == "true";
+  for (const char* p : {"file", "kernel", "grid", "block", "cluster", "args", "smem", "strict"})
     k.params.push_back(ParamSpec{p, ParamSpec::Type::text, get(p, ""), {}, 0, 0, false, ""});
-  k.setup = [launch](const Params&) {
+  k.setup = [launch, strict](const Params&) {
     gpu::LaunchConfig cfg;
+    cfg.ptx_strict = strict;
     cfg.ctas = launch->ctas();
     cfg.cluster = launch->cluster_size();
     cfg.threads.clear();
@@ -62,7 +64,10 @@ const Registration registered = front_end(FrontEnd{
      {"--cluster", "cluster", "with --ptx: CTAs per cluster X[,Y,Z] (default: the kernel's "
                               ".reqnctapercluster, else 1)"},
      {"--arg", "args", "with --ptx: kernel argument NAME=buffer:BYTES | NAME=tensormap:BUF,shape=WxH,"
-                       "box=WxH[,elem=E] | NAME=u32:V (one per parameter, in order; repeatable)", true}},
+                       "box=WxH[,elem=E] | NAME=u32:V (one per parameter, in order; repeatable)", true},
+     {"--ptx-strict", "strict", "with --ptx: the ISA's letter for bulk waits: cp.async.bulk.wait_group(.read) "
+                                "covers no TMA load's tensormap read (default: the earlier ones of its thread, "
+                                "as CUTLASS and DeepGEMM rely on)", false, true}},
     build});
 
 }  // namespace
