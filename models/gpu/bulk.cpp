@@ -59,7 +59,6 @@ Span read_tensormap(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
 // observes only read completions and a write phase commutes with it.
 Access read_side(const BulkOp& op, bool write) { return Access{op.id(), 0, 1, write}; }
 Access write_side(const BulkOp& op, bool write) { return Access{op.id(), 1, 2, write}; }
-Access both_sides(const BulkOp& op) { return Access{op.id(), 0, 2, false}; }
 
 // The running thread's own clock entry (BulkOp::issued_time).
 std::uint32_t issuer_time() {
@@ -175,10 +174,17 @@ std::vector<BulkOp*> waited_ops(BulkQueue& q, std::uint32_t n, bool read_only,
   return out;
 }
 
-// What a wait needs of `op`: its read side (written by its one read phase:
-// DPOR's needs_step, Access::needs_completion), or both sides.
-Access wait_entry(const BulkOp& op, bool read_only) {
-  return read_only || op.mbarrier_completed ? needed(read_side(op, false)) : both_sides(op);
+// What a wait needs of `op`: its read side, and for a full wait its write
+// side too. Each side is written by one phase of the op only, so each entry
+// is needed (DPOR's needs_step, Access::needs_completion): a full wait never
+// runs before the op's write phase. Declared as one read of both sides, a
+// reversal of (write phase, wait) looked possible whenever another op the
+// wait covers completed in between, and optimal DPOR ran that wakeup
+// branch into a sleep-set-blocked execution (issue 47 item 5:
+// hopper/tma_reduce_splitk, 3 executions of which 2 blocked, against 1).
+void add_wait_entries(Footprint& fp, const BulkOp& op, bool read_only) {
+  fp.push_back(needed(read_side(op, false)));
+  if (!read_only && !op.mbarrier_completed) fp.push_back(needed(write_side(op, false)));
 }
 
 void wait_group(std::uint32_t n, bool read_only, std::source_location loc) {
@@ -191,7 +197,7 @@ void wait_group(std::uint32_t n, bool read_only, std::source_location loc) {
     p.loc = loc;
     p.object = ops.front()->id();
     p.has_object = true;
-    for (BulkOp* op : ops) p.footprint.push_back(wait_entry(*op, read_only));
+    for (BulkOp* op : ops) add_wait_entries(p.footprint, *op, read_only);
     auto done = [&ops, read_only] {  // lives while the operation is pending (EnabledRef)
       return std::all_of(ops.begin(), ops.end(), [read_only](const BulkOp* op) {
         return read_only || op->mbarrier_completed ? op->read_done : op->write_done;
