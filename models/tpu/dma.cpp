@@ -8,8 +8,6 @@
 namespace heddle::tpu {
 namespace {
 
-Access sem_access(const TpuSemaphore& s, bool write) { return Access{s.id(), 0, 1, write}; }
-
 // Reads a place as the running agent (race-checked) into `out`.
 void read_place(const Place& p, const char* op, std::source_location loc,
                 std::vector<std::byte>& out) {
@@ -157,13 +155,14 @@ AsyncCopy make_copy(const Place& src, const Place& dst, const Sem& sem, std::sou
 void AsyncCopy::start(std::source_location loc) {
   auto& mesh = Mesh::current();
   Footprint all{signal_access(*sem_)};
+  for (const Access& a : on_wait_entries(*sem_)) all.push_back(a);
   dst_.add_accesses(all, true);
   src_.add_accesses(all, false);
   bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
   if (mesh.dma_order() == DmaOrder::eager)
     start_op("dma_start", *sem_, all, loc);
   else  // on_wait: the start queues the DMA on its semaphore
-    start_op("dma_start", *sem_, on_wait ? Footprint{sem_access(*sem_, true)} : Footprint{}, loc);
+    start_op("dma_start", *sem_, on_wait ? Footprint{queue_access(*sem_, true)} : Footprint{}, loc);
   auto rec = std::make_unique<DmaRecord>();
   rec->start = loc;
   rec->src = src_;
@@ -232,15 +231,20 @@ AsyncRemoteCopy make_remote_copy(const Place& src, const Place& dst, const Sem& 
 void AsyncRemoteCopy::start(std::source_location loc) {
   auto& mesh = Mesh::current();
   Footprint send{signal_access(*send_sem_)};
+  for (const Access& a : on_wait_entries(*send_sem_)) send.push_back(a);
   src_.add_accesses(send, false);
   Footprint recv{signal_access(*recv_remote_)};
+  for (const Access& a : on_wait_entries(*recv_remote_)) recv.push_back(a);
   dst_.add_accesses(recv, true);
   const bool eager = mesh.dma_order() == DmaOrder::eager;
   const bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
   if (eager)
     start_op("rdma_start", *send_sem_, {send[0], recv[0], send[1], recv[1]}, loc);
   else  // on_wait: the start queues the DMA on both semaphores
-    start_op("rdma_start", *send_sem_, on_wait ? Footprint{send[0], recv[0]} : Footprint{}, loc);
+    start_op("rdma_start", *send_sem_,
+             on_wait ? Footprint{queue_access(*send_sem_, true), queue_access(*recv_remote_, true)}
+                     : Footprint{},
+             loc);
   auto rec = std::make_unique<DmaRecord>();
   rec->start = loc;
   rec->remote = true;
@@ -256,7 +260,8 @@ void AsyncRemoteCopy::start(std::source_location loc) {
   if (on_wait) {
     send_sem_->pending().push_back(&r);
     recv_remote_->pending().push_back(&r);
-    send.push_back(sem_access(*recv_remote_, false));  // its demand can run the send
+    // The receiver's demand can run the send: its count, queue and demand.
+    send.push_back(Access{recv_remote_->id(), 0, 3, false});
     send_when = [&r] { return demanded(*r.send_sem, &r) || demanded(*r.recv_sem, &r); };
     recv_when = [&r] { return demanded(*r.recv_sem, &r); };
   }
