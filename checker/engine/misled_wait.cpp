@@ -86,7 +86,10 @@ std::string misled_wait_hint(const Execution& ex, const AsyncAgent& copy,
       continue;
     std::optional<std::size_t> done = completes_on(ex, copy, from, o);
     if (done && *done < *wait) continue;  // the copy did complete before the wait
+    // Who gave since the thread's previous step there; else (the wait saw a
+    // phase completed before that step: an old parity) who gave at all.
     std::string who = givers(ex, o, earlier ? *earlier + 1 : 0, *wait, thread);
+    if (who.empty()) who = givers(ex, o, 0, *wait, thread);
     if (who.empty()) continue;
     const std::string& name = ex.object_name(o);
     std::string when = done && *done < trace.size()

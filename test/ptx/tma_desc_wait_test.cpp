@@ -47,7 +47,7 @@ $WAIT:
 const std::string kDrain = "cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group.read 0;";
 
 RunResult run_mainloop(const std::string& text, bool strict) {
-  PtxLaunch l{write_ptx(text), "mainloop", 32, kArgs};
+  PtxLaunch l{write_ptx(text), "mainloop", 1, kArgs};
   l.strict = strict;
   return run_ptx(l);
 }
@@ -115,7 +115,7 @@ $WAIT:
   @!%p2 bra $WAIT;
   ret;)",
                                {"out", "T", "map"});
-  RunResult r = run_ptx({write_ptx(text), "early", 32, kArgs});
+  RunResult r = run_ptx({write_ptx(text), "early", 1, kArgs});
   REQUIRE(r.verdict == Verdict::race);
   CHECK_THAT(r.bug->title, Catch::Contains("sbuf"));
 }
