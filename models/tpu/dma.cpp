@@ -43,6 +43,21 @@ bool demanded(TpuSemaphore& s, const DmaRecord* r) {
   return s.starved() && !s.pending().empty() && s.pending().back() == r;
 }
 
+// on_wait: a send that its own semaphore's demand enabled would run whatever
+// the receiver's semaphore holds, so its step does not read that semaphore
+// (the declared read stays: DPOR compares a moved step by both). Without
+// this, every arrival of the receiver at a wait was ordered against the
+// send, an order no verdict can see (issue 47 item 2).
+void forget_receiver(const TpuSemaphore& recv) {
+  auto& ex = Execution::current();
+  if (ex.self() == nullptr || ex.trace().empty() || ex.trace().back().agent != ex.self()->id)
+    return;
+  Footprint fp = ex.trace().back().footprint;
+  auto on_recv = [&](const Access& a) { return a.object == recv.id() && !a.write; };
+  fp.erase(std::remove_if(fp.begin(), fp.end(), on_recv), fp.end());
+  ex.refine_footprint(std::move(fp));
+}
+
 // The three phase effects, shared by async agents and eager starts.
 void do_send(DmaRecord& r) {
   read_place(r.src, "rdma.read", r.start, r.staging);
@@ -265,7 +280,11 @@ void AsyncRemoteCopy::start(std::source_location loc) {
     send_when = [&r] { return demanded(*r.send_sem, &r) || demanded(*r.recv_sem, &r); };
     recv_when = [&r] { return demanded(*r.recv_sem, &r); };
   }
-  auto id = heddle::issue(r.agent, {phase("rdma.send", send, [&r] { do_send(r); }, send_when),
+  auto send_effect = [&r, on_wait] {
+    if (on_wait && demanded(*r.send_sem, &r)) forget_receiver(*r.recv_sem);
+    do_send(r);
+  };
+  auto id = heddle::issue(r.agent, {phase("rdma.send", send, send_effect, send_when),
                                     phase("rdma.recv", recv, [&r] { do_recv(r); }, recv_when)},
                           loc);
   r.agent = Execution::current().agents()[index(id)]->name;
