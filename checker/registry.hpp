@@ -123,6 +123,7 @@ struct FrontEndOption {
   std::string param;       // the kernel parameter it sets
   std::string help;
   bool repeatable = false; // values joined with spaces (--arg a=... --arg b=...)
+  bool is_switch = false;  // a switch taking no value: given, it sets the parameter to "true"
 };
 
 /// A front end turns a file named on the command line (PTX from nvcc) into

@@ -89,7 +89,12 @@ void add_front_end_options(CLI::App* run, RunArgs& args) {
     const FrontEnd& fe = front_ends()[f];
     args.front_end_values[f].resize(fe.options.size());
     for (std::size_t o = 0; o < fe.options.size(); ++o) {
-      auto* opt = run->add_option(fe.options[o].flag, args.front_end_values[f][o], fe.options[o].help);
+      auto& value = args.front_end_values[f][o];
+      if (fe.options[o].is_switch) {
+        run->add_flag_callback(fe.options[o].flag, [&value] { value = {"true"}; }, fe.options[o].help);
+        continue;
+      }
+      auto* opt = run->add_option(fe.options[o].flag, value, fe.options[o].help);
       if (!fe.options[o].repeatable) opt->expected(1);
     }
   }

@@ -108,7 +108,11 @@ std::string Execution::final_state() const {
 
 std::string Execution::describe(const char* op, ObjectId object, bool has_object) const {
   if (!has_object) return op;
-  return fmt::format("{}({})", op, object_name(object));
+  // "name words" (an operation with an argument): "name(object) words".
+  std::string_view name(op), words;
+  if (auto space = name.find(' '); space != std::string_view::npos)
+    words = name.substr(space), name = name.substr(0, space);
+  return fmt::format("{}({}){}", name, object_name(object), words);
 }
 
 std::vector<AgentId> Execution::enabled_agents() const {

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "checker/engine/execution.hpp"
+#include "checker/engine/misled_wait.hpp"
 
 namespace heddle {
 namespace {
@@ -166,6 +167,11 @@ std::string race_hint(const Execution& ex, const AccessRecord& prior, bool prior
     return fence_hint(ex, prior, prior_write, now);
   const Agent& a = agent_of(ex, prior.agent);
   const Agent& b = agent_of(ex, now.agent);
+  // A thread that did wait, but on a completion another copy supplied.
+  if (const AsyncAgent* c = as_copy(a); c != nullptr && b.kind == Agent::Kind::thread)
+    if (std::string h = misled_wait_hint(ex, *c, prior, now); !h.empty()) return h;
+  if (const AsyncAgent* c = as_copy(b); c != nullptr && a.kind == Agent::Kind::thread)
+    if (std::string h = misled_wait_hint(ex, *c, now, prior); !h.empty()) return h;
   if (const AsyncAgent* c = as_copy(a); c != nullptr && c->issuer == b.id)
     return wait_hint(ex, *c, prior, prior_write, now);
   if (const AsyncAgent* c = as_copy(b); c != nullptr && c->issuer == a.id)

@@ -220,15 +220,24 @@ void Mbarrier::acquire_passed(std::uint32_t parity) {
   if (!completed_.empty()) Execution::current().acquire(completed_.back());
 }
 
+namespace {
+// The operation's name says which parity it waits for (schedules print
+// "mbarrier.try_wait.parity(full) for parity 1"; --steps the phase reached).
+const char* parity_op(std::uint32_t parity) {
+  return (parity & 1u) != 0 ? "mbarrier.try_wait.parity for parity 1"
+                            : "mbarrier.try_wait.parity for parity 0";
+}
+}  // namespace
+
 void Mbarrier::wait_parity(std::uint32_t parity, std::source_location loc) {
   auto ready = [this, parity] { return passed(parity); };
-  visible("mbarrier.try_wait.parity", all_phases(id(), false), loc, ready);
+  visible(parity_op(parity), all_phases(id(), false), loc, ready);
   observed(true);
   acquire_passed(parity);
 }
 
 bool Mbarrier::try_wait_parity(std::uint32_t parity, std::source_location loc) {
-  visible("mbarrier.try_wait.parity", all_phases(id(), false), loc);
+  visible(parity_op(parity), all_phases(id(), false), loc);
   observed(false);
   if (!passed(parity)) return false;
   acquire_passed(parity);

@@ -60,7 +60,6 @@ Span read_tensormap(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
 // observes only read completions and a write phase commutes with it.
 Access read_side(const BulkOp& op, bool write) { return Access{op.id(), 0, 1, write}; }
 Access write_side(const BulkOp& op, bool write) { return Access{op.id(), 1, 2, write}; }
-Access both_sides(const BulkOp& op) { return Access{op.id(), 0, 2, false}; }
 
 // The running thread's own clock entry (BulkOp::issued_time).
 std::uint32_t issuer_time() {
@@ -126,57 +125,95 @@ Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
 namespace {
 using namespace detail;
 
-// A load completes on its mbarrier: waiting there is what orders it.
-void hint_mbarrier_wait(AgentId load, const Mbarrier& bar) {
-  Execution::current().set_wait_hint(load, [name = bar.name()](bool, std::uint32_t) {
-    return fmt::format("wait on mbarrier {} (mbarrier.try_wait.parity, "
-                       "pipeline.consumer_wait, plgpu.barrier_wait) for the phase the copy "
-                       "completes",
-                       name);
+// A load completes on its mbarrier: waiting there is what orders it. Under
+// --ptx-strict, a bulk wait the issuer did before its racing access (at its
+// own time `at`) is named: it is there but covers no mbarrier-completed load.
+void hint_mbarrier_wait(AgentId load, const Mbarrier& bar, const BulkOp* op) {
+  Execution::current().set_wait_hint(load, [name = bar.name(), op](bool, std::uint32_t at) {
+    std::string s = fmt::format("wait on mbarrier {} (mbarrier.try_wait.parity, "
+                                "pipeline.consumer_wait, plgpu.barrier_wait) for the phase the "
+                                "copy completes",
+                                name);
+    if (op != nullptr && op->strict_wait && op->strict_wait_time <= at)
+      s += fmt::format(" (the bulk wait_group at {} is there, but under "
+                       "--ptx-strict it covers no mbarrier-completed load: PTX ISA "
+                       "9.7.9.25.6.1 batches only bulk-group copies; wait the load's "
+                       "mbarrier instead)",
+                       where(*op->strict_wait));
+    return s;
   });
 }
 
-// Ops of the groups a wait covers that it has not waited yet.
-std::vector<BulkOp*> waited_ops(BulkQueue& q, std::uint32_t n, bool read_only) {
+// Whether `op` no longer keeps its group pending: a store once waited
+// entirely, a TMA load once its tensormap read was waited (or, under
+// --ptx-strict, once a wait covered its group: the ISA counts no load there).
+bool settled(const BulkOp& op) {
+  if (op.mbarrier_completed) return op.read_waited || op.strict_wait.has_value();
+  return op.write_waited;
+}
+
+// Ops of the groups a wait covers that it has not waited yet. A TMA load's
+// tensormap read is covered by both forms (checker/DESIGN.md § Bulk
+// async-groups and TMA loads); under --ptx-strict, by neither: the load is
+// only marked with this wait (at `loc`) for the race hint.
+std::vector<BulkOp*> waited_ops(BulkQueue& q, std::uint32_t n, bool read_only,
+                                std::source_location loc) {
+  const bool strict = current_grid().config().ptx_strict;
   std::vector<BulkOp*> out;
   std::size_t k = q.groups.size() > n ? q.groups.size() - n : 0;
   for (std::size_t g = 0; g < k; ++g)
-    for (BulkOp* op : q.groups[g])
-      if (read_only ? !op->read_waited : !op->write_waited) out.push_back(op);
+    for (BulkOp* op : q.groups[g]) {
+      if (op->mbarrier_completed && strict) {
+        if (!op->strict_wait) op->strict_wait = loc, op->strict_wait_time = issuer_time();
+      } else if ((op->mbarrier_completed || read_only) ? !op->read_waited : !op->write_waited) {
+        out.push_back(op);
+      }
+    }
   return out;
+}
+
+// What a wait needs of `op`: its read side, and for a full wait its write
+// side too. Each side is written by one phase of the op only, so each entry
+// is needed (DPOR's needs_step, Access::needs_completion): a full wait never
+// runs before the op's write phase. Declared as one read of both sides, a
+// reversal of (write phase, wait) looked possible whenever another op the
+// wait covers completed in between, and optimal DPOR ran that wakeup
+// branch into a sleep-set-blocked execution (issue 47 item 5:
+// hopper/tma_reduce_splitk, 3 executions of which 2 blocked, against 1).
+void add_wait_entries(Footprint& fp, const BulkOp& op, bool read_only) {
+  fp.push_back(needed(read_side(op, false)));
+  if (!read_only && !op.mbarrier_completed) fp.push_back(needed(write_side(op, false)));
 }
 
 void wait_group(std::uint32_t n, bool read_only, std::source_location loc) {
   ThreadState& t = current_grid().current(loc);
-  std::vector<BulkOp*> ops = waited_ops(t.bulk, n, read_only);
-  if (ops.empty()) return;  // nothing to wait for: not an operation on shared state
-  auto& ex = Execution::current();
-  PendingOp p;
-  p.name = read_only ? "cp.async.bulk.wait_group.read" : "cp.async.bulk.wait_group";
-  p.loc = loc;
-  p.object = ops.front()->id();
-  p.has_object = true;
-  // wait_group.read needs each op's read side, written by the op's one
-  // read phase only (DPOR's needs_step, Access::needs_completion).
-  for (BulkOp* op : ops)
-    p.footprint.push_back(read_only ? needed(read_side(*op, false)) : both_sides(*op));
-  auto done = [&ops, read_only] {
-    for (BulkOp* op : ops)
-      if (!(read_only ? op->read_done : op->write_done)) return false;
-    return true;
-  };
-  p.enabled = done;
-  ex.visible(std::move(p));
-  for (BulkOp* op : ops) {
-    ex.acquire(op->read_clock);
-    op->read_waited = true;
-    if (read_only) continue;
-    ex.acquire(op->write_clock);
-    op->write_waited = true;
+  std::vector<BulkOp*> ops = waited_ops(t.bulk, n, read_only, loc);
+  if (!ops.empty()) {  // else nothing to wait for: not an operation on shared state
+    auto& ex = Execution::current();
+    PendingOp p;
+    p.name = read_only ? "cp.async.bulk.wait_group.read" : "cp.async.bulk.wait_group";
+    p.loc = loc;
+    p.object = ops.front()->id();
+    p.has_object = true;
+    for (BulkOp* op : ops) add_wait_entries(p.footprint, *op, read_only);
+    auto done = [&ops, read_only] {  // lives while the operation is pending (EnabledRef)
+      return std::all_of(ops.begin(), ops.end(), [read_only](const BulkOp* op) {
+        return read_only || op->mbarrier_completed ? op->read_done : op->write_done;
+      });
+    };
+    p.enabled = done;
+    ex.visible(std::move(p));
+    for (BulkOp* op : ops) {
+      ex.acquire(op->read_clock);
+      op->read_waited = true;
+      if (read_only || op->mbarrier_completed) continue;
+      ex.acquire(op->write_clock);
+      op->write_waited = true;
+    }
   }
   auto& g = t.bulk.groups;
   while (!g.empty() && std::all_of(g.front().begin(), g.front().end(),
-                                   [](BulkOp* op) { return op->write_waited; }))
+                                   [](const BulkOp* op) { return settled(*op); }))
     g.erase(g.begin());
 }
 
@@ -271,7 +308,7 @@ void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_loca
           b->complete_tx(static_cast<std::uint32_t>(dst.bytes()));
         })},
         loc);
-  hint_mbarrier_wait(agent, bar);
+  hint_mbarrier_wait(agent, bar, nullptr);
 }
 
 void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
@@ -304,9 +341,12 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
                       b->complete_tx(static_cast<std::uint32_t>(dst.bytes()));
                     })},
         loc);
-  hint_mbarrier_wait(agent, bar);
-  // Not in a bulk async-group: an mbarrier-completed copy is tracked by its
-  // mbarrier (PTX ISA 9.7.9.25, completion mechanisms); see note_landing.
+  hint_mbarrier_wait(agent, bar, o);
+  // Completed by its mbarrier (PTX ISA 9.7.9.25, completion mechanisms; see
+  // note_landing), but in the issuer's bulk queue so that a later bulk
+  // wait covers its tensormap read by default (waited_ops).
+  o->mbarrier_completed = true;
+  t.bulk.uncommitted.push_back(o);
 }
 
 void bulk_commit_group() {
@@ -324,9 +364,10 @@ void bulk_wait_group_read(std::uint32_t n, std::source_location loc) {
 
 std::size_t bulk_pending() {
   ThreadState& t = current_grid().current();
-  std::size_t n = t.bulk.uncommitted.size();
+  std::size_t n = std::count_if(t.bulk.uncommitted.begin(), t.bulk.uncommitted.end(),
+                                [](const BulkOp* op) { return !op->mbarrier_completed; });
   for (const auto& g : t.bulk.groups)
-    for (const BulkOp* op : g) n += !op->write_waited;
+    for (const BulkOp* op : g) n += !op->mbarrier_completed && !op->write_waited;
   return n;
 }
 

@@ -33,8 +33,6 @@ AsyncAgent& self_async();
 Access read_side(const BulkOp& op, bool write);
 /// A bulk op's write side ([1, 2)): destination writes done.
 Access write_side(const BulkOp& op, bool write);
-/// Both sides, read (what a full wait observes).
-Access both_sides(const BulkOp& op);
 /// The running thread's own clock entry (BulkOp::issued_time).
 std::uint32_t issuer_time();
 /// "sC[0:2]", "sC[3]" or "sC": what a copy reads or writes.

@@ -1,6 +1,7 @@
 // Completion state of bulk async copies and the per-thread bulk async-groups
 // (PTX cp.async.bulk.commit_group / wait_group).
 #pragma once
+#include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ class BulkOp : public SyncObject {
   SyncClock read_clock;              // released by the last read phase
   SyncClock write_clock;             // released by the write phase
   std::uint32_t issued_time = 0;     // the issuer's own clock entry at the issue (race hints)
+  /// A TMA load: it completes on its mbarrier; a bulk wait covers only its
+  /// tensormap read (checker/DESIGN.md § Bulk async-groups and TMA loads).
+  bool mbarrier_completed = false;
+  /// Under --ptx-strict, a bulk wait that covers its group but, per the ISA,
+  /// not this load: where it is and the issuer's clock entry there (hints).
+  std::optional<std::source_location> strict_wait;
+  std::uint32_t strict_wait_time = 0;
   /// "reading", "read, writing" or "done", and what was waited (replay --steps).
   std::string describe() const override {
     std::string s = write_done ? "done" : read_done ? "read, writing" : "reading";

@@ -25,7 +25,7 @@ void check_bulk_at_exit(const ThreadState& s) {
   };
   // Tensor loads sit in the queue only so that wait_group.read covers their
   // tensormap reads; they complete on their mbarrier, which exit does not need.
-  auto store = [](const BulkOp* op) { return op->kind != "tensor load"; };
+  auto store = [](const BulkOp* op) { return !op->mbarrier_completed; };
   for (const BulkOp* op : s.bulk.uncommitted)
     if (store(op) && !op->read_waited) return unfinished(op);
   for (const auto& g : s.bulk.groups)

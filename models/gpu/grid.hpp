@@ -30,6 +30,9 @@ struct LaunchConfig {
   int ctas = 1;                          // CTAs in the grid
   int cluster = 1;                       // CTAs per cluster (divides ctas)
   std::vector<ThreadSpec> threads{{"t0"}};  // the heddle threads of every CTA
+  /// --ptx-strict: a bulk wait_group(.read) covers no TMA load's tensormap
+  /// read (the ISA's letter) instead of the earlier ones of its thread (the default).
+  bool ptx_strict = false;
 };
 
 /// Where a running heddle thread sits in the launch.

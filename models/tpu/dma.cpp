@@ -10,8 +10,6 @@
 namespace heddle::tpu {
 namespace {
 
-Access sem_access(const TpuSemaphore& s, bool write) { return Access{s.id(), 0, 1, write}; }
-
 // Reads a place as the running agent (race-checked) into `out`.
 void read_place(const Place& p, const char* op, std::source_location loc,
                 std::vector<std::byte>& out) {
@@ -45,6 +43,21 @@ void drop_pending(TpuSemaphore& s, const DmaRecord* r) {
 // the queued DMAs of the waited semaphore, newest first).
 bool demanded(TpuSemaphore& s, const DmaRecord* r) {
   return s.starved() && !s.pending().empty() && s.pending().back() == r;
+}
+
+// on_wait: a send that its own semaphore's demand enabled would run whatever
+// the receiver's semaphore holds, so its step does not read that semaphore
+// (the declared read stays: DPOR compares a moved step by both). Without
+// this, every arrival of the receiver at a wait was ordered against the
+// send, an order no verdict can see (issue 47 item 2).
+void forget_receiver(const TpuSemaphore& recv) {
+  auto& ex = Execution::current();
+  if (ex.self() == nullptr || ex.trace().empty() || ex.trace().back().agent != ex.self()->id)
+    return;
+  Footprint fp = ex.trace().back().footprint;
+  auto on_recv = [&](const Access& a) { return a.object == recv.id() && !a.write; };
+  fp.erase(std::remove_if(fp.begin(), fp.end(), on_recv), fp.end());
+  ex.refine_footprint(std::move(fp));
 }
 
 // The three phase effects, shared by async agents and eager starts.
@@ -158,13 +171,14 @@ AsyncCopy make_copy(const Place& src, const Place& dst, const Sem& sem, std::sou
 void AsyncCopy::start(std::source_location loc) {
   auto& mesh = Mesh::current();
   Footprint all{signal_access(*sem_)};
+  for (const Access& a : on_wait_entries(*sem_)) all.push_back(a);
   dst_.add_accesses(all, true);
   src_.add_accesses(all, false);
   bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
   if (mesh.dma_order() == DmaOrder::eager)
     start_op("dma_start", *sem_, all, loc);
   else  // on_wait: the start queues the DMA on its semaphore
-    start_op("dma_start", *sem_, on_wait ? Footprint{sem_access(*sem_, true)} : Footprint{}, loc);
+    start_op("dma_start", *sem_, on_wait ? Footprint{queue_access(*sem_, true)} : Footprint{}, loc);
   auto rec = std::make_unique<DmaRecord>();
   rec->start = loc;
   rec->src = src_;
@@ -233,15 +247,20 @@ AsyncRemoteCopy make_remote_copy(const Place& src, const Place& dst, const Sem& 
 void AsyncRemoteCopy::start(std::source_location loc) {
   auto& mesh = Mesh::current();
   Footprint send{signal_access(*send_sem_)};
+  for (const Access& a : on_wait_entries(*send_sem_)) send.push_back(a);
   src_.add_accesses(send, false);
   Footprint recv{signal_access(*recv_remote_)};
+  for (const Access& a : on_wait_entries(*recv_remote_)) recv.push_back(a);
   dst_.add_accesses(recv, true);
   const bool eager = mesh.dma_order() == DmaOrder::eager;
   const bool on_wait = mesh.dma_order() == DmaOrder::on_wait;
   if (eager)
     start_op("rdma_start", *send_sem_, {send[0], recv[0], send[1], recv[1]}, loc);
   else  // on_wait: the start queues the DMA on both semaphores
-    start_op("rdma_start", *send_sem_, on_wait ? Footprint{send[0], recv[0]} : Footprint{}, loc);
+    start_op("rdma_start", *send_sem_,
+             on_wait ? Footprint{queue_access(*send_sem_, true), queue_access(*recv_remote_, true)}
+                     : Footprint{},
+             loc);
   auto rec = std::make_unique<DmaRecord>();
   rec->start = loc;
   rec->remote = true;
@@ -257,11 +276,16 @@ void AsyncRemoteCopy::start(std::source_location loc) {
   if (on_wait) {
     send_sem_->pending().push_back(&r);
     recv_remote_->pending().push_back(&r);
-    send.push_back(sem_access(*recv_remote_, false));  // its demand can run the send
+    // The receiver's demand can run the send: its count, queue and demand.
+    send.push_back(Access{recv_remote_->id(), 0, 3, false});
     send_when = [&r] { return demanded(*r.send_sem, &r) || demanded(*r.recv_sem, &r); };
     recv_when = [&r] { return demanded(*r.recv_sem, &r); };
   }
-  auto id = heddle::issue(r.agent, {phase("rdma.send", send, [&r] { do_send(r); }, send_when),
+  auto send_effect = [&r, on_wait] {
+    if (on_wait && demanded(*r.send_sem, &r)) forget_receiver(*r.recv_sem);
+    do_send(r);
+  };
+  auto id = heddle::issue(r.agent, {phase("rdma.send", send, send_effect, send_when),
                                     phase("rdma.recv", recv, [&r] { do_recv(r); }, recv_when)},
                           loc);
   r.agent = Execution::current().agents()[index(id)]->name;

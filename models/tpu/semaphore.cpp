@@ -7,8 +7,16 @@
 namespace heddle::tpu {
 
 Access signal_access(const TpuSemaphore& s) {
-  if (Mesh::current().dma_order() == DmaOrder::on_wait) return Access{s.id(), 0, 1, true};
   return update_of(s.id(), update_in_phase(Update::signal));
+}
+
+Access queue_access(const TpuSemaphore& s, bool write) { return Access{s.id(), 1, 2, write}; }
+
+Access demand_access(const TpuSemaphore& s, bool write) { return Access{s.id(), 2, 3, write}; }
+
+Footprint on_wait_entries(const TpuSemaphore& s) {
+  if (Mesh::current().dma_order() != DmaOrder::on_wait) return {};
+  return {queue_access(s, true), demand_access(s, false)};
 }
 
 void TpuSemaphore::signal(std::uint32_t inc, const char* op, std::source_location loc) {
@@ -17,6 +25,21 @@ void TpuSemaphore::signal(std::uint32_t inc, const char* op, std::source_locatio
 }
 
 namespace {
+// Replaces the running step's entry on the count ([0, 1) of the semaphore)
+// by `counted`, keeping its on_wait queue and demand entries.
+void refine_count(const Access& counted) {
+  auto& ex = Execution::current();
+  if (ex.self() == nullptr || ex.trace().empty() || ex.trace().back().agent != ex.self()->id)
+    return;  // inside another agent's step (an eager DMA): no record of its own
+  Footprint fp = ex.trace().back().footprint;
+  auto on_count = [&](const Access& a) {
+    return a.object == counted.object && a.lo == 0 && a.hi == 1;
+  };
+  fp.erase(std::remove_if(fp.begin(), fp.end(), on_count), fp.end());
+  fp.push_back(counted);
+  ex.refine_footprint(std::move(fp));
+}
+
 // Units for DPOR's reversibility test of a wait (dpor::token_available):
 // a take of `value`, clamped to what Access holds; none under eager DMAs,
 // whose completions change the count inside the starting thread's step,
@@ -33,7 +56,7 @@ void TpuSemaphore::add(std::uint32_t inc) {
   Access counted = signal_access(*this);
   counted.token = saturated_units(std::max(inc, 1u));
   counted.before = saturated_units(count_);
-  Execution::current().refine_access(counted);
+  refine_count(counted);
   count_ += inc;
   Execution::current().release(sync_);
 }
@@ -48,7 +71,7 @@ void arriving_modifies(const TpuSemaphore& s) {
   if (ex.trace().empty() || ex.self() == nullptr || ex.trace().back().agent != ex.self()->id)
     return;  // arrived before the first step: part of the initial state
   Footprint fp = ex.trace().back().footprint;
-  fp.push_back(Access{s.id(), 0, 1, true});
+  fp.push_back(demand_access(s, true));
   ex.refine_footprint(std::move(fp));
 }
 }  // namespace

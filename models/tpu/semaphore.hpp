@@ -57,11 +57,24 @@ class TpuSemaphore : public SyncObject {
   std::vector<const DmaRecord*> pending_;
 };
 
-/// The footprint entry of a signal of `s` (a thread's or a DMA's). Signals
-/// commute: count += n and the release joins add up in either order, and a
-/// signal blocks no one. Under dma_order=on_wait a signal also decides which
-/// queued DMA may run next (TpuSemaphore::starved), so there it is a write.
+/// The footprint entry of a signal of `s` (a thread's or a DMA's), on the
+/// count ([0, 1) of the semaphore). Signals commute: count += n and the
+/// release joins add up in either order, and a signal blocks no one.
 Access signal_access(const TpuSemaphore& s);
+
+/// Under dma_order=on_wait, a DMA's completion on `s` may run only while
+/// a wait starves `s` and it is the newest DMA queued there
+/// (TpuSemaphore::starved). Those two facts are bytes of their own, so that
+/// only the steps that change them depend on a completion (issue 47 item 2):
+/// [1, 2) the queue (written by a start, which makes another DMA not the
+/// newest, and by a completion, which leaves the queue), [2, 3) the demand
+/// (written by the step that brings a thread to a wait; read by a completion).
+Access queue_access(const TpuSemaphore& s, bool write);
+/// [2, 3) of `s`: the waits that demand it (see queue_access).
+Access demand_access(const TpuSemaphore& s, bool write);
+/// What an on_wait completion that signals `s` touches besides the count:
+/// the queue (written) and the demand (read); empty under other orders.
+Footprint on_wait_entries(const TpuSemaphore& s);
 
 /// A semaphore of the kernel: one instance per (device, core).
 struct SemFamily {

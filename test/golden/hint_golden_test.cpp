@@ -132,6 +132,7 @@ TEST_CASE("hint: a TPU DMA read before its wait names .wait() on its semaphore",
   check_golden("missing_wait_dma", report);
 }
 
+<<<<<<< HEAD
 TEST_CASE("hint: a TMA store buffer reused by another warp: wait_group.read, then the barrier",
           "[hints]") {
   // Warp 0's barrier arrival comes before it waited for its store's read of
@@ -148,4 +149,31 @@ TEST_CASE("hint: a TMA store buffer reused by another warp: wait_group.read, the
   check_golden("missing_wait_cross_warp", report);
   // Doing what the hint says removes the race.
   CHECK_FALSE(test::run("hints/store_buffer_cross_warp", {{"fixed", "true"}}).bug);
+=======
+TEST_CASE("hint: a reused receive semaphore names the DMA that satisfied the wait", "[hints]") {
+  std::string report = report_of("pallas_tpu/ring_reuse_recv_sem", {});
+  std::string hint = hint_of(report);
+  INFO(hint);
+  CHECK(has(hint, "hint: a wait satisfied by another completion: the wait on dev2.recv_sem "
+                  "(wait_recv(dev2.recv_sem) at step "));
+  CHECK(has(hint, "returned because rdma dev1.out[0] -> dev2.recv_buf[1] (step "));
+  CHECK(has(hint, "the copy this access meant (rdma dev1.out[1] -> dev2.recv_buf[0]) was still "
+                  "in flight"));
+  // Not the wrong direction the generic hint gave (the reader releasing after its read).
+  CHECK_FALSE(has(hint, "must release"));
+  check_golden("misled_wait_ring", report);
+}
+
+TEST_CASE("hint: a wait on an mbarrier's old parity names the phase it saw", "[hints]") {
+  std::string report = report_of("hints/wrong_parity", {});
+  std::string hint = hint_of(report);
+  INFO(hint);
+  CHECK(has(hint, "hint: a wait satisfied by another completion: the wait on full "
+                  "(mbarrier.try_wait.parity(full) for parity 0 at step "));
+  CHECK(has(hint, "the copy this access meant (tma_load tmap_A box (1, 0) -> sA[2:4]) was still "
+                  "in flight"));
+  // The schedule says which parity each wait asked for.
+  CHECK(has(report, "mbarrier.try_wait.parity(full) for parity 0"));
+  check_golden("misled_wait_parity", report);
+>>>>>>> semantics
 }

@@ -99,3 +99,37 @@ const auto rounds =
             });
         });
 }  // namespace
+
+namespace {
+using namespace heddle;
+
+// A consumer that waits an mbarrier's old parity: the producer loads stage 0,
+// waits for it itself, then loads stage 1 on the same mbarrier (phase 1);
+// the consumer waits parity 0 twice (the second should be parity 1), so its
+// second wait returns at once, while the load of stage 1 is in flight.
+const auto wrong_parity =
+    kernel("hints/wrong_parity", "a consumer waits the parity of a phase already complete")
+        .body([](const Params&) {
+          using namespace heddle::gpu;
+          grid(LaunchConfig{1, 1, {{"producer"}, {"consumer"}}});
+          auto A = global<int>("A", 4);
+          TensorMap desc = global_tensormap("tmap_A", describe_boxes(A, 2, 2, 1));
+          auto sA = shared<int>("sA", 4);
+          auto& full = make<Mbarrier>("full", 1);
+          current_grid().launch([=, &full](const ThreadInfo& t) {
+            View<int> s = sA;
+            if (t.thread == 0) {
+              for (std::uint32_t k = 0; k < 2; ++k) {
+                full.arrive_expect_tx(2 * sizeof(int));
+                tensor_load(span(s.tile(k, 2)), desc, k, 0, full);
+                if (k == 0) full.wait_parity(0);
+              }
+              return;
+            }
+            full.wait_parity(0);
+            (void)s.load(0);
+            full.wait_parity(0);  // the bug: phase 1 has parity 1
+            (void)s.load(2);
+          });
+        });
+}  // namespace

@@ -179,3 +179,21 @@ TEST_CASE("reduce .and/.or/.xor/.inc/.dec combine as PTX defines, in every order
   CHECK(classes.size() == 6);
   CHECK(classes.count(0) == 0);
 }
+
+TEST_CASE("optimal DPOR on the split-K epilogue: one execution per trace, none sleep-set blocked",
+          "[gpu][reduce][dpor]") {
+  // A full wait_group needs each op's write phase; declared as a plain read,
+  // optimal moved it before one op's write phase (another op's completion
+  // looked like it could release it) and ran 3 executions, 2 blocked (issue 47 item 5).
+  RunConfig optimal;
+  optimal.strategy = "optimal";
+  for (const char* tiles : {"2", "3"}) {
+    INFO("tiles " << tiles);
+    const std::map<std::string, std::string> p{{"splits", "1"}, {"tiles", tiles}};
+    RunResult o = test::run("hopper/tma_reduce_splitk", p, optimal);
+    RunResult d = test::run("hopper/tma_reduce_splitk", p);
+    CHECK(o.verdict == Verdict::ok);
+    CHECK(o.stats.sleep_blocked == 0);
+    CHECK(o.stats.executions == d.stats.executions);
+  }
+}

@@ -14,7 +14,7 @@ namespace heddle::test {
 std::map<std::string, std::string> ptx_values(const PtxLaunch& l) {
   return {{"file", l.file}, {"kernel", l.kernel}, {"grid", l.grid.empty() ? std::to_string(l.ctas) : l.grid},
           {"block", std::to_string(l.threads)}, {"cluster", l.cluster}, {"args", l.args},
-          {"smem", std::to_string(l.smem)}};
+          {"smem", std::to_string(l.smem)}, {"strict", l.strict ? "true" : ""}};
 }
 
 std::string build_ptx(const PtxLaunch& l) {

@@ -20,6 +20,7 @@ struct PtxLaunch {
   int smem = 0;  // --smem: dynamic shared memory bytes
   std::string cluster = "";  // --cluster X[,Y,Z] ("": none)
   std::string grid = "";     // --grid X[,Y,Z] when not 1-d ("": `ctas`)
+  bool strict = false;       // --ptx-strict
 };
 
 /// The front end's parameter values for `l` (what `heddle run --ptx` passes).
