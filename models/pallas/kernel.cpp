@@ -38,7 +38,8 @@ void check_outputs(const Launch& l) {
       const auto& want = (*p.expected)[k].at(d);
       for (std::size_t i = 0; i < want.size() && i < got.size(); ++i) {
         double w = normalize(o.dtype, want[i]);
-        const bool same = got[i] == w || (std::isnan(got[i]) && std::isnan(w));
+        const bool same = got[i] == w || (std::isnan(got[i]) && std::isnan(w)) ||
+                          std::fabs(got[i] - w) <= p.expected_atol + p.expected_rtol * std::fabs(w);
         check(same, fmt::format("dev{} {}[{}] = {}, but JAX computes {}", d,
                                        o.kernel_ref.name, i, got[i], w), p.kernel_loc);
       }

@@ -142,7 +142,18 @@ def describe_call(found, name, expected, options):
         "kernel_source": _kernel_source(kernel),
         "call_source": source_json(eqn),
         "expected_outputs": expected,
+        "expected_tolerance": _tolerance(options),
     }
+
+
+def _tolerance(options):
+    """rtol=/atol= of export/check: how far a float output may be from expect=
+    (XLA's exp, log, ... and its dot order differ from heddle's in the last
+    places); None: exactly equal."""
+    rtol, atol = float(options.get("rtol", 0)), float(options.get("atol", 0))
+    if rtol < 0 or atol < 0 or not np.isfinite(rtol + atol):
+        raise ExportError(f"rtol={rtol}, atol={atol}: tolerances are finite numbers >= 0")
+    return {"rtol": rtol, "atol": atol} if rtol or atol else None
 
 
 def _call_site(eqn):
