@@ -143,7 +143,28 @@ std::vector<Slot> slice(Interp&, const Eqn& e, std::vector<Slot>& s) {
   return {r};
 }
 
+// pltpu.repeat(x, repeats, axis): x tiled `repeats` times along `axis`
+// (jax/_src/pallas/mosaic/primitives.py, repeat_impl is jnp.tile).
+std::vector<Slot> repeat(Interp&, const Eqn& e, std::vector<Slot>& s) {
+  const Value& v = as_value(s.at(0), e);
+  const auto axis = integer<std::size_t>(e.params.at("axis"));
+  const auto times = integer<std::int64_t>(e.params.at("repeats"));
+  if (axis >= v.shape.size() || times < 1)
+    throw ModelError(fmt::format("repeat: axis {} of rank {} repeated {} times", axis,
+                                 v.shape.size(), times), e.loc);
+  Shape out_shape = v.shape;
+  out_shape[axis] *= times;
+  Value r = Value::filled(v.dtype, out_shape, 0);
+  for (std::int64_t o = 0; o < static_cast<std::int64_t>(r.data.size()); ++o) {
+    auto c = coords(o, out_shape);
+    c[axis] %= v.shape[axis];
+    r.data[static_cast<std::size_t>(o)] = v.data[static_cast<std::size_t>(flat(c, v.shape))];
+  }
+  return {r};
+}
+
 const bool prims_array_registered = [] {
+  register_primitive("repeat", repeat);
   register_primitive("slice", slice);
   register_primitive("dot_general", dot_general);
   register_primitive("transpose", transpose);

@@ -116,3 +116,55 @@ def test_jax_megablox_gmm_is_verified_with_jax_outputs():
     from jax.experimental.pallas.ops.tpu import megablox
     fn = functools.partial(megablox.gmm, tiling=(128, 128, 128))
     verified(fn, f32(256, 128), f32(2, 128, 128, mod=5), np.array([128, 128], np.int32))
+
+
+def test_jax_all_gather_reuses_a_receive_semaphore_and_races():
+    # JAX's all_gather waits recv_sem[1] once per step for "the" incoming
+    # right-half DMA, but a neighbour may have two in flight to it (its
+    # .wait() waits its send, not the landing): the later one can land
+    # first, satisfy the wait, and the device forwards a half that has not
+    # arrived. JAX's on_wait interpret mode (it runs the latest pending DMA
+    # first) shows it as NaN in the gathered output; heddle finds the race.
+    from jax.experimental.pallas.ops.tpu import all_gather
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("x",))
+    fn = functools.partial(all_gather.all_gather, mesh=mesh, axis_name="x")
+    x = f32(4 * 8, 128)
+    try:
+        check(fn, x, expect=jax_run(fn, x), flags=("--time-limit", "60"))
+    except AssertionError as bug:
+        report = str(bug)
+        assert "\nrace: data race on dev" in report, report[:400]
+        assert ".o_ref[" in report and "all_gather.py:91" in report
+    else:
+        raise AssertionError("heddle verified JAX's all_gather")
+
+
+def reshape_repeat_store_kernel(x_ref, o_ref):
+    flat = x_ref.reshape(16, 64)[...]       # a RefReshaper transform (ragged_paged_attention)
+    wide = pltpu.repeat(flat, 2, axis=1)    # splash_attention's repeat
+    rows = jax.lax.broadcasted_iota(jnp.int32, (16, 128), 0)
+    o_ref[...] = jnp.full((16, 128), -1.0, jnp.float32)
+    pltpu.store(o_ref, wide, mask=rows < 5)  # masked_swap: rows 5.. keep -1
+    o_ref[15:16, :] = pltpu.load(x_ref, mask=jnp.ones((8, 128), bool))[0:1, :]
+
+
+def test_ref_reshape_repeat_and_masked_stores():
+    x = f32(8, 128, mod=11)
+    call = pl.pallas_call(reshape_repeat_store_kernel, interpret=EAGER,
+                          out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32))
+    want = np.where(np.arange(16)[:, None] < 5, np.tile(x.reshape(16, 64), (1, 2)), -1.0)
+    want[15] = x[0]
+    result = check(call, x, expect=want.astype(np.float32))
+    assert result.verdict == "verified" and result.exhaustive
+
+
+def test_jax_ragged_paged_attention_and_splash_attention_are_verified():
+    import sys
+    sys.path.insert(0, "bench")
+    import pallas_ops_census as census
+    fn, args = census.op_splash_attention()
+    verified(fn, *args, rtol=1e-5)
+    fn, args = census.op_ragged_paged_attention()
+    want = census.ref_ragged_paged_attention(*args)  # JAX's interpret mode raises on this op
+    result = check(fn, *args, expect=want, rtol=1e-5, atol=1e-6)
+    assert result.verdict == "verified" and result.exhaustive
