@@ -21,7 +21,7 @@ import numpy as np
 from jax._src import core as jax_core
 
 from heddle_pallas.evaluate import Evaluator, device_blocks
-from heddle_pallas.export_gpu import describe_gpu
+from heddle_pallas.export_gpu import describe_gpu, tpu_core_map
 from heddle_pallas.jaxpr_json import Writer, aval_json, json_values, relative_path, source_json
 
 FORMAT = "heddle-pallas"
@@ -168,6 +168,10 @@ def _describe_gpu(fn, closed, flat_args, name, expect):
     except ValueError as e:
         raise ExportError(str(e)) from None
     if gpu is None:
+        tpu = tpu_core_map(closed.jaxpr)
+        if tpu is not None:  # issue 52: not interpreted yet
+            raise ExportError(f"pl.core_map over a TPU TensorCore mesh at {_call_site(tpu)} is not "
+                              "supported by heddle yet; write the kernel as a pallas_call")
         raise ExportError("no pallas_call or Mosaic GPU kernel (plgpu.kernel) found in the traced "
                           "function")
     return {"format": FORMAT, "version": VERSION, "name": name or getattr(fn, "__name__", "kernel"),
