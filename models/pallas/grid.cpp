@@ -61,6 +61,7 @@ void run_core(const Launch& l) {
   ctx.core = tpu::core_id(p.kernel_loc);
   ctx.program = &p;
   ctx.scoped = &l.scoped;
+  ctx.clip_out_of_bounds = l.clip_out_of_bounds;
   auto points = tpu::grid_points(p.grid, p.dimension_semantics, ctx.core,
                                  tpu::Mesh::current().cores());
   std::vector<tpu::PipelineOperand> ops;

@@ -2,6 +2,7 @@
 // run of elements is one race-checked access of the running kernel thread.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "checker/engine/errors.hpp"
@@ -16,7 +17,8 @@ std::int64_t int_of(Interp& in, const json& j, const Eqn& e) {
 }
 
 // One indexer (pl.ds slices and integer indices, dimension by dimension).
-RefBinding apply_one(Interp& in, const RefBinding& ref, const json& indexer, const Eqn& e) {
+RefBinding apply_one(Interp& in, const RefBinding& ref, const json& indexer, const Eqn& e,
+                     std::string* clipped) {
   RefBinding out = ref;
   out.dims.clear();
   std::size_t d = 0;
@@ -29,10 +31,20 @@ RefBinding apply_one(Interp& in, const RefBinding& ref, const json& indexer, con
       std::int64_t start = s.at("start").is_null() ? 0 : int_of(in, s.at("start"), e);
       std::int64_t size = int_of(in, s.at("size"), e);
       std::int64_t stride = integer_or<std::int64_t>(s, "stride", 1);
-      if (start < 0 || size < 0 || (size > 0 && start + (size - 1) * stride >= dim.size))
-        throw ModelError(fmt::format("{}: slice {}:{}+{} is outside dimension {} of {} (size {})",
-                                     e.prim, start, start, size, d - 1, ref.name, dim.size),
+      const bool outside = start < 0 || size < 0 || (size > 0 && start + (size - 1) * stride >= dim.size);
+      if (outside && clipped && stride > 0 && size >= 0) {  // keep the in-bounds part, say what was cut
+        *clipped += fmt::format("{}{}[{}:{}] on dimension {} of size {}", clipped->empty() ? "" : "; ",
+                                ref.name, start, start + size * stride, d - 1, dim.size);
+        const std::int64_t lo = std::clamp<std::int64_t>(start, 0, dim.size);
+        const std::int64_t first = start + (lo - start + stride - 1) / stride * stride;
+        const std::int64_t hi = std::min(start + size * stride, dim.size);
+        start = std::min(first, dim.size);
+        size = hi > start ? (hi - start + stride - 1) / stride : 0;
+      } else if (outside) {
+        throw ModelError(fmt::format("{}: slice {}:{} is outside dimension {} of {} (size {})",
+                                     e.prim, start, start + size * stride, d - 1, ref.name, dim.size),
                          e.loc);
+      }
       out.offset += start * dim.stride;
       out.dims.push_back(Dim{size, dim.stride * stride});
       continue;
@@ -222,7 +234,8 @@ const bool prims_ref_registered = [] {
 }();
 }  // namespace
 
-RefBinding apply_indexers(Interp& in, const RefBinding& ref, const json& transforms, const Eqn& e) {
+RefBinding apply_indexers(Interp& in, const RefBinding& ref, const json& transforms, const Eqn& e,
+                          std::string* clipped) {
   RefBinding out = ref;
   for (const auto& t : transforms) {
     if (t.is_object() && t.value("type", "") == "RefReshaper") {
@@ -232,7 +245,7 @@ RefBinding apply_indexers(Interp& in, const RefBinding& ref, const json& transfo
     if (!t.is_object() || !t.contains("indexer"))
       throw ModelError(fmt::format("{}: ref transform {} is not supported (only indexing: "
                                    "pl.ds slices and integers)", e.prim, t.dump()), e.loc);
-    out = apply_one(in, out, t.at("indexer"), e);
+    out = apply_one(in, out, t.at("indexer"), e, clipped);
   }
   return out;
 }
