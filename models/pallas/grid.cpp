@@ -39,7 +39,7 @@ tpu::PipelineOperand pipelined(const Launch& l, const Operand& o, const ThreadCo
   };
   op.start = [&l, &o, &c](const Point& b, int slot, bool in) {
     const auto loc = l.program->kernel_loc;
-    auto elems = tpu::block_elements(o.array_shape, o.block->block_shape, b, o.kernel_ref.name, loc);
+    auto elems = tpu::block_layout(o.array_shape, o.block->block_shape, b, o.kernel_ref.name, loc);
     Region& hbm = region_of(*o.hbm, c.device, c.core);
     Region& buf = region_of(*o.kernel_ref.alloc, c.device, c.core);
     auto be = static_cast<std::size_t>(o.block_elems);
@@ -61,6 +61,7 @@ void run_core(const Launch& l) {
   ctx.core = tpu::core_id(p.kernel_loc);
   ctx.program = &p;
   ctx.scoped = &l.scoped;
+  ctx.clip_out_of_bounds = l.clip_out_of_bounds;
   auto points = tpu::grid_points(p.grid, p.dimension_semantics, ctx.core,
                                  tpu::Mesh::current().cores());
   std::vector<tpu::PipelineOperand> ops;

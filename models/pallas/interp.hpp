@@ -70,6 +70,9 @@ struct ThreadContext {
   /// Inside a core_map over plgpu.WarpMesh: its axis and this warp's index.
   std::string warp_axis;
   std::int64_t warp = -1;
+  /// --param out_of_bounds=clip: an out-of-bounds DMA is a note and moves its
+  /// in-bounds part, so exploration goes on to the bugs after it.
+  bool clip_out_of_bounds = false;
 };
 
 class Interp;
@@ -103,9 +106,11 @@ class Interp {
 const Value& as_value(const Slot& s, const Eqn& e);
 /// The ref held by a slot; ModelError at the equation's line for an array.
 const RefBinding& as_ref(const Slot& s, const Eqn& e);
-/// Applies a list of indexers (the exporter's JSON) to a ref view.
+/// Applies a list of indexers (the exporter's JSON) to a ref view. With
+/// `clipped` (a DMA descriptor), a slice past its dimension is cut to it and
+/// described there ("x_ref[8:16] on dimension 0 of size 8") instead of raising.
 RefBinding apply_indexers(Interp& in, const RefBinding& ref, const nlohmann::json& transforms,
-                          const Eqn& e);
+                          const Eqn& e, std::string* clipped = nullptr);
 /// The heddle region of `alloc` on (device, core).
 Region& region_of(const tpu::Allocation& alloc, std::uint32_t device, std::uint32_t core);
 /// The region of memory ref `r` the running kernel thread sees (TPU: its

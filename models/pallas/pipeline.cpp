@@ -63,19 +63,36 @@ void find_scoped(const Jaxpr& j, Launch& l) {
   }
 }
 
+// Writes each device's values into the operand's memory: its HBM array, or
+// for a scalar-prefetch operand the SMEM copy of every core of the device.
 void write_values(const Operand& o, const std::vector<std::vector<double>>& values) {
-  for (std::uint32_t d = 0; d < values.size(); ++d) {
-    Region& reg = region_of(*o.hbm, d, 0);
-    const auto es = dtype_size(o.dtype);
-    for (std::size_t i = 0; i < values[d].size() && i < reg.size(); ++i)
-      store_element(o.dtype, reg.bytes() + i * es, values[d][i]);
-  }
+  const std::uint32_t cores = o.hbm->space == tpu::Space::hbm ? 1 : tpu::Mesh::current().cores();
+  for (std::uint32_t d = 0; d < values.size(); ++d)
+    for (std::uint32_t c = 0; c < cores; ++c) {
+      Region& reg = region_of(*o.hbm, d, c);
+      const auto es = dtype_size(o.dtype);
+      for (std::size_t i = 0; i < values[d].size() && i < reg.size(); ++i)
+        store_element(o.dtype, reg.bytes() + i * es, values[d][i]);
+    }
+}
+
+// A scalar-prefetch operand (PrefetchScalarGridSpec's first operands): the
+// whole array in SMEM before the grid starts, read by the body and by the
+// index maps (Pallas TPU copies it in once, ahead of the pipeline).
+Operand scalar_prefetch_operand(const std::string& name, const Aval& array) {
+  Operand o;
+  o.dtype = parse_dtype(array.dtype);
+  o.array_shape = array.shape;
+  o.kernel_ref = memory_ref(name, array, tpu::Space::smem);
+  o.hbm = o.kernel_ref.alloc;
+  return o;
 }
 
 Operand make_operand(const Program& p, std::size_t k, const Aval& array, bool output,
                      tpu::Allocation* aliased) {
   const Aval& param = p.kernel.invars.at(k).aval;
   const std::string& name = p.arg_names.at(k);
+  if (k < p.num_index_operands) return scalar_prefetch_operand(name, array);
   Operand o;
   o.dtype = parse_dtype(array.dtype);
   o.array_shape = array.shape;
@@ -84,8 +101,6 @@ Operand make_operand(const Program& p, std::size_t k, const Aval& array, bool ou
   o.hbm = aliased ? aliased
                   : memory_ref(blocked ? name + ".hbm" : name, array, tpu::Space::hbm).alloc;
   if (blocked) {
-    if (k < p.num_index_operands)
-      throw ModelError("blocked scalar-prefetch operands are not supported", p.kernel_loc);
     o.block = &p.blocks.at(k - p.num_index_operands);  // block specs: inputs, then outputs
     Aval two = param;  // two buffers: the pipeline fills one while the body uses the other
     two.shape.insert(two.shape.begin(), 2);

@@ -29,6 +29,7 @@ struct Launch {
   std::vector<Operand> operands;          // index operands and inputs, then outputs
   std::vector<RefBinding> scratch;        // scratch operands, in order
   std::map<const Eqn*, std::vector<RefBinding>> scoped;  // run_scoped allocations
+  bool clip_out_of_bounds = false;        // --param out_of_bounds=clip (ThreadContext)
 };
 
 /// Allocates operands, blocks, scratch and run_scoped buffers, and writes

@@ -63,7 +63,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> offsets(const Shape& sizes, c
   return out;
 }
 
-// Each product and each partial sum is rounded to the output dtype, in
+// Each product and each partial sum is rounded to the accumulation dtype, in
 // the order of the contracting dimensions (row-major): the kernel's
 // arithmetic, one element at a time. The offsets are computed once, so the
 // work is the multiply-adds (a 128x128x128 block is ~2M of them).
@@ -75,6 +75,9 @@ std::vector<Slot> dot_general(Interp&, const Eqn& e, std::vector<Slot>& s) {
   Dims ab = integers<std::size_t>(dn.at(1).at(0)), bb = integers<std::size_t>(dn.at(1).at(1));
   Dims af = free_dims(a.shape.size(), ac, ab), bf = free_dims(b.shape.size(), bc, bb);
   DType out = parse_dtype(e.outs.at(0).aval.dtype);
+  // A bf16 product accumulates in f32 and is rounded once at the end, as
+  // XLA's CPU dot (which Pallas interpret mode runs) upcasts bf16 dots.
+  const DType acc = out == DType::bf16 ? DType::f32 : out;
   const auto sa = strides_of(a.shape), sb = strides_of(b.shape);
   Shape k_shape, batch, free_a, free_b;
   for (auto d : ac) k_shape.push_back(a.shape.at(d));
@@ -95,8 +98,8 @@ std::vector<Slot> dot_general(Interp&, const Eqn& e, std::vector<Slot>& s) {
         const double* pa = a.data.data() + batch_at.first + i.first;
         const double* pb = b.data.data() + batch_at.second + j.second;
         double sum = 0;
-        for (const auto& [ka, kb] : ks) sum = normalize(out, sum + normalize(out, pa[ka] * pb[kb]));
-        r.data[o++] = sum;
+        for (const auto& [ka, kb] : ks) sum = normalize(acc, sum + normalize(acc, pa[ka] * pb[kb]));
+        r.data[o++] = normalize(out, sum);
       }
   return {r};
 }
@@ -140,7 +143,28 @@ std::vector<Slot> slice(Interp&, const Eqn& e, std::vector<Slot>& s) {
   return {r};
 }
 
+// pltpu.repeat(x, repeats, axis): x tiled `repeats` times along `axis`
+// (jax/_src/pallas/mosaic/primitives.py, repeat_impl is jnp.tile).
+std::vector<Slot> repeat(Interp&, const Eqn& e, std::vector<Slot>& s) {
+  const Value& v = as_value(s.at(0), e);
+  const auto axis = integer<std::size_t>(e.params.at("axis"));
+  const auto times = integer<std::int64_t>(e.params.at("repeats"));
+  if (axis >= v.shape.size() || times < 1)
+    throw ModelError(fmt::format("repeat: axis {} of rank {} repeated {} times", axis,
+                                 v.shape.size(), times), e.loc);
+  Shape out_shape = v.shape;
+  out_shape[axis] *= times;
+  Value r = Value::filled(v.dtype, out_shape, 0);
+  for (std::int64_t o = 0; o < static_cast<std::int64_t>(r.data.size()); ++o) {
+    auto c = coords(o, out_shape);
+    c[axis] %= v.shape[axis];
+    r.data[static_cast<std::size_t>(o)] = v.data[static_cast<std::size_t>(flat(c, v.shape))];
+  }
+  return {r};
+}
+
 const bool prims_array_registered = [] {
+  register_primitive("repeat", repeat);
   register_primitive("slice", slice);
   register_primitive("dot_general", dot_general);
   register_primitive("transpose", transpose);

@@ -3,7 +3,9 @@
 // arithmetic is rounded to float after each op. Transcendental float
 // functions are not interpreted (an unsupported-primitive error at load).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -37,15 +39,57 @@ double shr_logical(double a, double b, DType d) {
   return static_cast<double>((U(a) & mask) >> (U(b) % 64));
 }
 
+// The result shape of an n-ary elementwise lax op (jax/_src/lax/lax.py,
+// broadcasting_shape_rule): scalars broadcast, the other operands have one
+// rank and each dimension is equal across them or 1 (a size-1 dimension
+// stretches: flash_attention's `s - m` with m of shape [128, 1]).
+Shape broadcast_shape(const Value& a, const Value& b) {
+  if (a.shape.empty()) return b.shape;
+  if (b.shape.empty()) return a.shape;
+  auto incompatible = [&] {
+    return std::invalid_argument(fmt::format("operand shapes {} and {} do not broadcast",
+                                             fmt::join(a.shape, "x"), fmt::join(b.shape, "x")));
+  };
+  if (a.shape.size() != b.shape.size()) throw incompatible();
+  Shape out(a.shape.size());
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    if (a.shape[d] != b.shape[d] && a.shape[d] != 1 && b.shape[d] != 1) throw incompatible();
+    out[d] = a.shape[d] == 1 ? b.shape[d] : a.shape[d];
+  }
+  return out;
+}
+
+// Row-major strides of `v` read as `out`: 0 along the dimensions `v`
+// stretches (size 1, or all of them for a scalar).
+std::vector<std::int64_t> stretch_strides(const Value& v, const Shape& out) {
+  std::vector<std::int64_t> st(out.size(), 0);
+  if (v.shape.empty()) return st;
+  std::int64_t s = 1;
+  for (std::size_t d = out.size(); d-- > 0;) {
+    st[d] = v.shape[d] == 1 ? 0 : s;
+    s *= v.shape[d];
+  }
+  return st;
+}
+
 Value elementwise(const Value& a, const Value& b, DType out, DType in, Binary f) {
-  const bool as = a.data.size() == 1 && a.shape.empty(), bs = b.data.size() == 1 && b.shape.empty();
-  if (!as && !bs && a.shape != b.shape)
-    throw std::invalid_argument("operand shapes differ");
-  Value r{out, as ? b.shape : a.shape, {}};
-  const std::size_t n = std::max(a.data.size(), b.data.size());
-  r.data.resize(n);
-  for (std::size_t i = 0; i < n; ++i)
-    r.data[i] = normalize(out, f(a.data[as ? 0 : i], b.data[bs ? 0 : i], in));
+  Value r{out, broadcast_shape(a, b), {}};
+  r.data.resize(static_cast<std::size_t>(num_elements(r.shape)));
+  if (a.data.size() == r.data.size() && b.data.size() == r.data.size()) {  // no stretching
+    for (std::size_t i = 0; i < r.data.size(); ++i) r.data[i] = normalize(out, f(a.data[i], b.data[i], in));
+    return r;
+  }
+  const auto sa = stretch_strides(a, r.shape), sb = stretch_strides(b, r.shape);
+  std::vector<std::int64_t> at(r.shape.size(), 0);  // the output coordinate, row-major odometer
+  std::int64_t ia = 0, ib = 0;
+  for (std::size_t i = 0; i < r.data.size(); ++i) {
+    r.data[i] = normalize(out, f(a.data[static_cast<std::size_t>(ia)], b.data[static_cast<std::size_t>(ib)], in));
+    for (std::size_t d = at.size(); d-- > 0;) {
+      ia += sa[d], ib += sb[d];
+      if (++at[d] < r.shape[d]) break;
+      ia -= sa[d] * r.shape[d], ib -= sb[d] * r.shape[d], at[d] = 0;
+    }
+  }
   return r;
 }
 
@@ -211,6 +255,14 @@ const bool prims_math_registered = [] {
       x = r;
     }
     return std::vector<Slot>{v};
+  });
+  // lax.clamp(lo, x, hi): lo and hi are scalars or of x's shape.
+  register_primitive("clamp", [](Interp&, const Eqn& e, std::vector<Slot>& s) {
+    const Value& x = as_value(s.at(1), e);
+    auto lo = [](double a, double b, DType) { return std::max(a, b); };
+    auto hi = [](double a, double b, DType) { return std::min(a, b); };
+    Value r = elementwise(x, as_value(s.at(0), e), x.dtype, x.dtype, lo);
+    return std::vector<Slot>{elementwise(r, as_value(s.at(2), e), x.dtype, x.dtype, hi)};
   });
   register_primitive("select_n", select_n);
   register_primitive("convert_element_type", convert);

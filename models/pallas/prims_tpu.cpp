@@ -3,7 +3,11 @@
 // wait and read (regular, DMA, barrier), get_barrier_semaphore, run_scoped.
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "checker/engine/bug.hpp"
 #include "checker/engine/errors.hpp"
+#include "checker/engine/execution.hpp"
 #include "models/pallas/interp.hpp"
 
 namespace heddle::pallas {
@@ -95,13 +99,14 @@ void mark_waited(tpu::TpuSemaphore& sem, std::uint64_t value) {
 struct DmaArgs {
   RefBinding src, dst;
   json dst_sem, dst_sem_t, src_sem, src_sem_t, device_id;
+  std::string out_of_bounds;  // what of the descriptor lies outside its refs ("" if nothing)
 };
 
 DmaArgs dma_args(Interp& in, const Eqn& e) {
   const json& t = e.params.at("tree");
   DmaArgs a;
-  a.src = apply_indexers(in, as_ref(in.param_atom(t.at(0), e), e), t.at(1), e);
-  a.dst = apply_indexers(in, as_ref(in.param_atom(t.at(2), e), e), t.at(3), e);
+  a.src = apply_indexers(in, as_ref(in.param_atom(t.at(0), e), e), t.at(1), e, &a.out_of_bounds);
+  a.dst = apply_indexers(in, as_ref(in.param_atom(t.at(2), e), e), t.at(3), e, &a.out_of_bounds);
   a.dst_sem = t.at(4);
   a.dst_sem_t = t.at(5);
   a.src_sem = t.at(6);
@@ -110,21 +115,56 @@ DmaArgs dma_args(Interp& in, const Eqn& e) {
   return a;
 }
 
+// The source and destination a DMA descriptor moves, on this core and on
+// `dst_device`. A slice past its ref was cut to it (dma_args); a source and
+// destination of different sizes move the smaller count, when both are
+// contiguous. Either is an out-of-bounds descriptor, said in a.out_of_bounds.
+std::pair<tpu::Place, tpu::Place> dma_places(Interp& in, DmaArgs& a, std::uint32_t dst_device,
+                                             const Eqn& e) {
+  const auto& c = in.context();
+  tpu::Place src = place_of(a.src, c.device, c.core, e);
+  tpu::Place dst = place_of(a.dst, dst_device, c.core, e);
+  if (src.count != dst.count && src.runs() == 1 && dst.runs() == 1) {
+    a.out_of_bounds += fmt::format("{}{} elements of {} copied into {} elements of {}",
+                                   a.out_of_bounds.empty() ? "" : "; ", src.count, a.src.name,
+                                   dst.count, a.dst.name);
+    src.count = dst.count = std::min(src.count, dst.count);
+  }
+  return {src, dst};
+}
+
+// An out-of-bounds DMA descriptor is a bug of the kernel (Mosaic would move
+// memory past the ref): reported as such, naming the refs, the slices and
+// the bounds, as the execution's bug. With --param out_of_bounds=clip it is
+// a note instead and the copy of its in-bounds part goes on, so the bugs
+// after it (a race the kernel shows) are found; an execution reports one bug.
+void report_out_of_bounds(const Interp& in, const DmaArgs& a, const Eqn& e) {
+  if (a.out_of_bounds.empty()) return;
+  const auto what = fmt::format("out-of-bounds DMA at {}: {}", where(e.loc), a.out_of_bounds);
+  if (in.context().clip_out_of_bounds) {
+    Execution::current().note(what + " (its in-bounds part moved: out_of_bounds=clip)");
+    return;
+  }
+  Execution::current().fail(Verdict::model_error, what,
+                            {"--param out_of_bounds=clip moves its in-bounds part and explores on"});
+}
+
 std::vector<Slot> dma_start(Interp& in, const Eqn& e, std::vector<Slot>&) {
   if (e.params.value("add", false))
     throw ModelError("dma_start with add=True is not supported", e.loc);
   DmaArgs a = dma_args(in, e);
-  const auto& c = in.context();
-  tpu::Place src = place_of(a.src, c.device, c.core, e);
   tpu::Sem dst_sem = one_sem(in, a.dst_sem, a.dst_sem_t, e);
   if (a.device_id.is_null()) {
-    tpu::make_copy(src, place_of(a.dst, c.device, c.core, e), dst_sem, e.loc).start(e.loc);
+    auto [src, dst] = dma_places(in, a, in.context().device, e);
+    report_out_of_bounds(in, a, e);
+    tpu::make_copy(src, dst, dst_sem, e.loc).start(e.loc);
     return {};
   }
   std::uint32_t target = device_of(in, a.device_id, e);
   tpu::Sem src_sem = one_sem(in, a.src_sem, a.src_sem_t, e);
-  tpu::make_remote_copy(src, place_of(a.dst, target, c.core, e), src_sem, dst_sem, target, e.loc)
-      .start(e.loc);
+  auto [src, dst] = dma_places(in, a, target, e);
+  report_out_of_bounds(in, a, e);
+  tpu::make_remote_copy(src, dst, src_sem, dst_sem, target, e.loc).start(e.loc);
   return {};
 }
 
@@ -135,7 +175,10 @@ std::vector<Slot> dma_start(Interp& in, const Eqn& e, std::vector<Slot>&) {
 std::vector<Slot> dma_wait(Interp& in, const Eqn& e, std::vector<Slot>&) {
   DmaArgs a = dma_args(in, e);
   const auto& c = in.context();
-  tpu::Place dst = place_of(a.dst, c.device, c.core, e);
+  // The wait's byte count is the descriptor's, cut as its start was (and
+  // reported there); .wait_send() names the source and destination swapped.
+  tpu::Place dst = a.src.kind == RefBinding::Kind::memory ? dma_places(in, a, c.device, e).second
+                                                          : place_of(a.dst, c.device, c.core, e);
   tpu::TpuSemaphore& sem = one_sem(in, a.dst_sem, a.dst_sem_t, e).here(e.loc);
   const auto bytes = static_cast<std::uint32_t>(dst.count * dst.region->elem_size());
   sem.wait(bytes, "dma_wait", e.loc);

@@ -218,6 +218,11 @@ Program parse_program(const json& j, const std::string& path) {
       e.push_back(o.is_null() ? std::vector<std::vector<double>>{} : per_device(o));
     p.expected = std::move(e);
   }
+  if (j.contains("expected_tolerance") && !j.at("expected_tolerance").is_null()) {
+    const auto& t = j.at("expected_tolerance");
+    p.expected_rtol = t.contains("rtol") ? number(t.at("rtol")) : 0.0;
+    p.expected_atol = t.contains("atol") ? number(t.at("atol")) : 0.0;
+  }
   return p;
 }
 }  // namespace

@@ -108,6 +108,9 @@ struct Program {
   /// [output][device][i]; an output with no expected values (the function
   /// does not return it) has an empty vector.
   std::optional<std::vector<std::vector<std::vector<double>>>> expected;
+  /// How far an output may be from its expected value: |got - want| <=
+  /// atol + rtol * |want| ("expected_tolerance"; 0, 0: exactly equal).
+  double expected_rtol = 0, expected_atol = 0;
   bool gpu = false;                     // a Mosaic GPU kernel ("kind": "mosaic_gpu")
   GpuMesh gpu_mesh;                     // gpu: the launch
   std::vector<std::optional<std::size_t>> operand_output;  // gpu: operand k is output n

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <set>
 
 #include "checker/engine/errors.hpp"
@@ -96,6 +97,9 @@ void check_blocks(const Program& p) {
 // Expected outputs: none, or per output none or one list per device of the
 // output's size (the TPU route; the GPU route has one device).
 void check_expected(const Program& p, std::uint32_t devices) {
+  for (double t : {p.expected_rtol, p.expected_atol})
+    if (!std::isfinite(t) || t < 0)
+      bad(p, fmt::format("expected_tolerance {} is not a finite number >= 0", t));
   if (!p.expected) return;
   if (p.expected->size() > p.outputs.size())
     bad(p, fmt::format("{} expected outputs for {} outputs", p.expected->size(), p.outputs.size()));

@@ -18,6 +18,7 @@ constexpr DTypeInfo kTypes[] = {
     {DType::i32, "int32", 4},   {DType::u32, "uint32", 4}, {DType::i8, "int8", 1},
     {DType::i16, "int16", 2},   {DType::u8, "uint8", 1},   {DType::u16, "uint16", 2},
     {DType::boolean, "bool", 1}, {DType::f32, "float32", 4}, {DType::i64, "int64", 8},
+    {DType::bf16, "bfloat16", 2},
 };
 
 // Two's-complement wrap to T (at most 32 bits): the remainder modulo 2^32
@@ -48,7 +49,7 @@ DType parse_dtype(const std::string& name) {
   for (const auto& t : kTypes)
     if (name == t.name) return t.d;
   throw std::invalid_argument(
-      fmt::format("dtype {} is not supported (int8..int32, uint8..uint32, bool, float32)", name));
+      fmt::format("dtype {} is not supported (int8..int64, uint8..uint32, bool, float32, bfloat16)", name));
 }
 
 const char* dtype_name(DType d) {
@@ -63,7 +64,25 @@ std::size_t dtype_size(DType d) {
   return 4;
 }
 
-bool is_float(DType d) { return d == DType::f32; }
+bool is_float(DType d) { return d == DType::f32 || d == DType::bf16; }
+
+// Round to nearest even on the 16 bits dropped: add 0x7fff plus the lowest
+// kept bit, then truncate (the rule of ml_dtypes and XLA's f32->bf16
+// convert). Carries into the exponent round up to the next binade or to inf.
+std::uint16_t bf16_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if (std::isnan(f)) return static_cast<std::uint16_t>((u >> 16) | 0x40);  // quiet, sign kept
+  u += 0x7fff + ((u >> 16) & 1);
+  return static_cast<std::uint16_t>(u >> 16);
+}
+
+float bf16_value(std::uint16_t bits) {
+  std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
 
 double normalize(DType d, double x) {
   switch (d) {
@@ -76,6 +95,7 @@ double normalize(DType d, double x) {
     case DType::i64: return static_cast<double>(to_int64(x));
     case DType::boolean: return x != 0 ? 1 : 0;
     case DType::f32: return static_cast<double>(static_cast<float>(x));
+    case DType::bf16: return bf16_value(bf16_bits(static_cast<float>(x)));
   }
   return x;
 }
@@ -130,6 +150,7 @@ double load_element(DType d, const std::byte* p) {
     case DType::i64: return static_cast<double>(read_as<std::int64_t>(p));
     case DType::boolean: return read_as<std::uint8_t>(p) != 0 ? 1 : 0;
     case DType::f32: return read_as<float>(p);
+    case DType::bf16: return bf16_value(read_as<std::uint16_t>(p));
   }
   return 0;
 }
@@ -146,6 +167,7 @@ void store_element(DType d, std::byte* p, double x) {
     case DType::i64: return write_as(p, to_int64(x));
     case DType::boolean: return write_as(p, static_cast<std::uint8_t>(x != 0));
     case DType::f32: return write_as(p, static_cast<float>(x));
+    case DType::bf16: return write_as(p, bf16_bits(static_cast<float>(x)));
   }
 }
 

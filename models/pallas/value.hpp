@@ -10,7 +10,7 @@
 namespace heddle::pallas {
 
 /// Element types the interpreter computes with.
-enum class DType { i32, u32, i8, i16, u8, u16, boolean, f32, i64 };
+enum class DType { i32, u32, i8, i16, u8, u16, boolean, f32, i64, bf16 };
 
 /// Parses a JAX dtype name ("int32", "float32", "bool", ...); nullopt-like: throws.
 DType parse_dtype(const std::string& name);
@@ -21,11 +21,16 @@ std::size_t dtype_size(DType d);
 /// True for float dtypes.
 bool is_float(DType d);
 /// Wraps or rounds `x` to what `d` can hold (int32 wraps, bool is 0/1;
-/// NaN and infinities become 0 in the integer dtypes).
+/// NaN and infinities become 0 in the integer dtypes; bf16 rounds to nearest even).
 double normalize(DType d, double x);
 /// `x` truncated to a 64-bit integer, saturating at its limits (NaN: 0):
 /// a plain cast of a double outside the range is undefined behaviour.
 std::int64_t to_int64(double x);
+
+/// The bfloat16 bits of float `f`, rounded to nearest, ties to even (NaN stays a quiet NaN).
+std::uint16_t bf16_bits(float f);
+/// The float whose upper half is bfloat16 `bits` (exact).
+float bf16_value(std::uint16_t bits);
 
 using Shape = std::vector<std::int64_t>;
 /// Number of elements of a shape.

@@ -117,7 +117,7 @@ class BlockedCall {
     op.is_output = s.is_output;
     op.block_at = [&s, &points](std::size_t n) { return s.spec.block.index_map(points[n]); };
     op.start = [this, &s, array, loc](const GridPoint& b, int slot, bool in) {
-      auto elems = block_elements(s.spec.shape, s.spec.block.block_shape, b, s.spec.name, loc);
+      auto elems = block_layout(s.spec.shape, s.spec.block.block_shape, b, s.spec.name, loc);
       return start_block_copies(array.place(loc), elems, block_ref(s, slot).place(loc),
                                 s.sems[static_cast<std::size_t>(slot)], in, loc);
     };

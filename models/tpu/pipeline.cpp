@@ -45,11 +45,19 @@ void before_body(const PipelineOperand& op, Buffers& b, std::size_t n, std::size
   if (next != now) b.in_flight[b.slot ^ 1] = op.start(next, b.slot ^ 1, true);
 }
 
-// After the body of step n: an output block the next step leaves goes back to HBM.
-void after_body(const PipelineOperand& op, Buffers& b, std::size_t n, std::size_t steps) {
+// After the body of step n: an output block the next step leaves goes back
+// to HBM, then the write-back started after step n-1 is waited. This is
+// Pallas's TPU schedule (jax/_src/pallas/mosaic/pipeline.py, emit_pipeline's
+// loop_body: copy_in, wait_in, body, copy_out, wait_out; wait_out waits the
+// previous step's copy_out, "we always immediately wait_out on the iteration
+// after the copy_out"). So a write-back is in flight with the prefetches of
+// the next two steps only; the prefetch issued at step n+2 reads HBM after it.
+void after_body(const PipelineOperand& op, Buffers& b, std::size_t n, std::size_t steps,
+                std::source_location loc) {
   if (!op.is_output) return;
   if (n + 1 == steps || op.block_at(n + 1) != b.index)
     b.in_flight[b.slot] = op.start(b.index, b.slot, false);
+  wait_all(b.in_flight[b.slot ^ 1], loc);
 }
 }  // namespace
 
@@ -95,10 +103,10 @@ std::vector<GridPoint> grid_points(const GridPoint& grid, const std::vector<std:
   return out;
 }
 
-std::vector<std::int64_t> block_elements(const GridPoint& shape,
-                                         const std::vector<std::optional<std::int64_t>>& block,
-                                         const GridPoint& index, const std::string& what,
-                                         std::source_location loc) {
+BlockLayout block_layout(const GridPoint& shape,
+                         const std::vector<std::optional<std::int64_t>>& block,
+                         const GridPoint& index, const std::string& what,
+                         std::source_location loc) {
   if (block.size() != shape.size() || index.size() != shape.size())
     throw ModelError(fmt::format("{}: an array of rank {} needs a block shape and a block index "
                                  "of rank {} (got {} and {})",
@@ -107,22 +115,34 @@ std::vector<std::int64_t> block_elements(const GridPoint& shape,
   auto start_of = [&](std::size_t d) { return block[d] ? index[d] * *block[d] : index[d]; };
   for (std::size_t d = 0; d < shape.size(); ++d) {
     const std::int64_t size = block[d].value_or(1), start = start_of(d);
-    if (start < 0 || start + size > shape[d])
+    if (start < 0 || start >= shape[d])
       throw ModelError(fmt::format("block {} of {} is outside the array (dimension {}, size {})",
                                    start / std::max<std::int64_t>(size, 1), what, d, shape[d]),
                        loc);
   }
-  std::vector<std::int64_t> out{0};
-  std::int64_t stride = 1;
+  BlockLayout out{{0}, {0}};
+  std::int64_t stride = 1, block_stride = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {
     const std::int64_t size = block[d].value_or(1), start = start_of(d);
-    std::vector<std::int64_t> next;
-    for (std::int64_t i = 0; i < size; ++i)  // dimension d outside the ones already laid out
-      for (auto inner : out) next.push_back((start + i) * stride + inner);
+    const std::int64_t inside = std::min(size, shape[d] - start);  // clipped at the array's end
+    BlockLayout next;
+    for (std::int64_t i = 0; i < inside; ++i)  // dimension d outside the ones already laid out
+      for (std::size_t k = 0; k < out.array.size(); ++k) {
+        next.array.push_back((start + i) * stride + out.array[k]);
+        next.buffer.push_back(i * block_stride + out.buffer[k]);
+      }
     out = std::move(next);
     stride *= shape[d];
+    block_stride *= size;
   }
   return out;
+}
+
+std::vector<std::int64_t> block_elements(const GridPoint& shape,
+                                         const std::vector<std::optional<std::int64_t>>& block,
+                                         const GridPoint& index, const std::string& what,
+                                         std::source_location loc) {
+  return block_layout(shape, block, index, what, loc).array;
 }
 
 Copies start_block_copies(const Place& array, const std::vector<std::int64_t>& elems,
@@ -134,6 +154,25 @@ Copies start_block_copies(const Place& array, const std::vector<std::int64_t>& e
     copies.push_back(in ? make_copy(runs, v, sem, loc) : make_copy(v, runs, sem, loc));
     copies.back().start(loc);
     pos += runs.count;
+  }
+  return copies;
+}
+
+Copies start_block_copies(const Place& array, const BlockLayout& block, const Place& buffer,
+                          const Sem& sem, bool in, std::source_location loc) {
+  const auto n = block.array.size();
+  bool dense = true;  // the buffer is filled front to back: strided DMAs as for a whole block
+  for (std::size_t i = 0; i < n && dense; ++i) dense = block.buffer[i] == static_cast<std::int64_t>(i);
+  if (dense) return start_block_copies(array, block.array, buffer, sem, in, loc);
+  Copies copies;
+  for (std::size_t i = 0, j; i < n; i = j) {  // one DMA per run contiguous on both sides
+    for (j = i + 1; j < n && block.array[j] == block.array[j - 1] + 1 &&
+                    block.buffer[j] == block.buffer[j - 1] + 1;)
+      ++j;
+    Place a{array.region, array.first + static_cast<std::size_t>(block.array[i]), j - i};
+    Place b{buffer.region, buffer.first + static_cast<std::size_t>(block.buffer[i]), j - i};
+    copies.push_back(in ? make_copy(a, b, sem, loc) : make_copy(b, a, sem, loc));
+    copies.back().start(loc);
   }
   return copies;
 }
@@ -154,7 +193,7 @@ void run_pipeline(std::size_t steps, const std::vector<PipelineOperand>& operand
       slots[k] = st[k].slot;
     }
     body(n, slots);
-    for (std::size_t k = 0; k < operands.size(); ++k) after_body(operands[k], st[k], n, steps);
+    for (std::size_t k = 0; k < operands.size(); ++k) after_body(operands[k], st[k], n, steps, loc);
   }
   for (auto& b : st)
     for (auto& c : b.in_flight) wait_all(c, loc);

@@ -29,11 +29,28 @@ std::vector<GridPoint> grid_points(const GridPoint& grid, const std::vector<std:
 /// Row-major element offsets of block `index` of an array of `shape`: a
 /// dimension of block size b covers [index*b, index*b + b), a squeezed one
 /// (nullopt) the one element `index`. ModelError naming `what` when the
-/// block is outside the array.
+/// block starts outside the array; an edge block is clipped (block_layout).
 std::vector<std::int64_t> block_elements(const GridPoint& shape,
                                          const std::vector<std::optional<std::int64_t>>& block,
                                          const GridPoint& index, const std::string& what,
                                          std::source_location loc);
+
+/// The part of a block inside its array: each element's row-major offset
+/// in the array and its position in the block's buffer (row-major over the
+/// whole block shape). An edge block that sticks out of the array (a block
+/// dimension larger than what is left, paged_attention's 128-wide block of
+/// a 1-wide output) keeps its in-bounds elements only: Mosaic moves those.
+struct BlockLayout {
+  std::vector<std::int64_t> array;
+  std::vector<std::int64_t> buffer;
+};
+
+/// block_elements with the buffer positions, clipping an edge block to the
+/// array; ModelError when the block starts outside the array.
+BlockLayout block_layout(const GridPoint& shape,
+                         const std::vector<std::optional<std::int64_t>>& block,
+                         const GridPoint& index, const std::string& what,
+                         std::source_location loc);
 
 /// Elements `elems` (offsets from array.first, ascending) of `array` as
 /// strided places: each maximal sequence of equal, evenly spaced
@@ -50,6 +67,11 @@ using Copies = std::vector<AsyncCopy>;
 Copies start_block_copies(const Place& array, const std::vector<std::int64_t>& elems,
                           const Place& buffer, const Sem& sem, bool in, std::source_location loc);
 
+/// start_block_copies of a block's layout: a clipped edge block moves each
+/// run that is contiguous in both the array and the buffer with one DMA.
+Copies start_block_copies(const Place& array, const BlockLayout& block, const Place& buffer,
+                          const Sem& sem, bool in, std::source_location loc);
+
 /// Waits every copy of `copies` in order, then empties it.
 void wait_all(Copies& copies, std::source_location loc);
 
@@ -65,7 +87,8 @@ struct PipelineOperand {
 /// Runs steps 0..steps-1 of Pallas's TPU pipeline: per step, wait for each
 /// input's block and prefetch the next one into the other buffer, run
 /// `body(n, slots)` (slots[k]: the buffer operand k's block is in), then
-/// write back each output block that the next step leaves. A block whose
+/// write back each output block that the next step leaves and wait for the
+/// write-back of step n-1 (emit_pipeline's copy_out, wait_out). A block whose
 /// index does not change between consecutive steps stays in its buffer:
 /// no copy. Every copy is waited before it returns.
 void run_pipeline(std::size_t steps, const std::vector<PipelineOperand>& operands,

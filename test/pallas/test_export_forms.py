@@ -171,3 +171,21 @@ def test_check_removes_its_exports_and_keeps_a_failing_replay():
     line = next(t for t in str(bug.value).splitlines() if "replay with" in t)
     replay = line.split()[-1]
     assert os.path.exists(replay) and os.path.exists(bug.value.result.path)
+
+
+def test_a_tpu_core_map_is_refused_naming_its_line():
+    mesh = pltpu.create_tensorcore_mesh("x", num_cores=2)
+
+    def f(x):
+        def inner(refs):
+            x_ref, y_ref = refs
+
+            @pl.core_map(mesh, interpret=pltpu.InterpretParams())
+            def _():
+                y_ref[...] = x_ref[...] + 1
+
+        return pl.run_state(inner)((x, jnp.zeros_like(x)))[1]
+
+    with pytest.raises(ExportError, match=r"pl.core_map over a TPU TensorCore mesh at "
+                                          r"test/pallas/test_export_forms.py:\d+ is not supported"):
+        describe(f, np.ones((8, 128), np.float32))

@@ -30,3 +30,19 @@ TEST_CASE("pallas values: int64 values and indices saturate at the int64 limits"
   CHECK(to_int64(-3.7) == -3);
   CHECK(Value::scalar(DType::i64, 1e300).text() == "9223372036854775807");
 }
+
+TEST_CASE("pallas values: bfloat16 rounds float32 to nearest, ties to even", "[pallas]") {
+  // Expected bits from ml_dtypes (np.float32(v).astype(bfloat16)).
+  CHECK(bf16_bits(1.00390625f) == 0x3f80);   // halfway between 1 and 1+2^-7: even (down)
+  CHECK(bf16_bits(1.01171875f) == 0x3f82);   // halfway between 1+2^-7 and 1+2^-6: even (up)
+  CHECK(bf16_bits(-1.00390625f) == 0xbf80);
+  CHECK(bf16_bits(3.0e38f) == 0x7f62);
+  CHECK(bf16_bits(3.3961776e38f) == 0x7f80);  // rounds past the largest bf16: inf
+  CHECK(bf16_bits(1e-40f) == 0x0001);         // a float32 subnormal to the smallest bf16 one
+  CHECK(std::isnan(bf16_value(bf16_bits(NAN))));
+  CHECK(normalize(DType::bf16, 1.01171875) == 1.015625);
+  CHECK(dtype_size(DType::bf16) == 2);
+  std::byte mem[2];
+  store_element(DType::bf16, mem, 1.00390625);
+  CHECK(load_element(DType::bf16, mem) == 1.0);
+}

@@ -137,3 +137,20 @@ TEST_CASE("blocked calls reject bad specs and mismatched refs at the model's lin
   REQUIRE(r.verdict == Verdict::model_error);
   CHECK(r.bug->title.find("v is an array of 4 elements, but its ref has 3") != std::string::npos);
 }
+
+TEST_CASE("block_layout: an edge block sticking out of the array keeps its in-bounds part", "[tpu]") {
+  const auto loc = std::source_location::current();
+  using E = std::vector<std::int64_t>;
+  // Block (0, 1) of 2x2 blocks on a 2x3 array: column 2 only, rows 0 and 1,
+  // at buffer positions 0 and 2 of the 2x2 buffer.
+  auto edge = tpu::block_layout({2, 3}, {2, 2}, {0, 1}, "x", loc);
+  CHECK(edge.array == E{2, 5});
+  CHECK(edge.buffer == E{0, 2});
+  // paged_attention's m_ref: a 128-wide block of a 1-wide array.
+  auto narrow = tpu::block_layout({1, 1, 1, 1}, {std::nullopt, 1, std::nullopt, 128}, {0, 0, 0, 0},
+                                  "m_ref", loc);
+  CHECK(narrow.array == E{0});
+  CHECK(narrow.buffer == E{0});
+  auto whole = tpu::block_layout({4, 4}, {2, 2}, {1, 0}, "x", loc);
+  CHECK(whole.buffer == E{0, 1, 2, 3});
+}

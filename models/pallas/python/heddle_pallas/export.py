@@ -21,7 +21,7 @@ import numpy as np
 from jax._src import core as jax_core
 
 from heddle_pallas.evaluate import Evaluator, device_blocks
-from heddle_pallas.export_gpu import describe_gpu
+from heddle_pallas.export_gpu import describe_gpu, tpu_core_map
 from heddle_pallas.jaxpr_json import Writer, aval_json, json_values, relative_path, source_json
 
 FORMAT = "heddle-pallas"
@@ -142,7 +142,18 @@ def describe_call(found, name, expected, options):
         "kernel_source": _kernel_source(kernel),
         "call_source": source_json(eqn),
         "expected_outputs": expected,
+        "expected_tolerance": _tolerance(options),
     }
+
+
+def _tolerance(options):
+    """rtol=/atol= of export/check: how far a float output may be from expect=
+    (XLA's exp, log, ... and its dot order differ from heddle's in the last
+    places); None: exactly equal."""
+    rtol, atol = float(options.get("rtol", 0)), float(options.get("atol", 0))
+    if rtol < 0 or atol < 0 or not np.isfinite(rtol + atol):
+        raise ExportError(f"rtol={rtol}, atol={atol}: tolerances are finite numbers >= 0")
+    return {"rtol": rtol, "atol": atol} if rtol or atol else None
 
 
 def _call_site(eqn):
@@ -157,6 +168,10 @@ def _describe_gpu(fn, closed, flat_args, name, expect):
     except ValueError as e:
         raise ExportError(str(e)) from None
     if gpu is None:
+        tpu = tpu_core_map(closed.jaxpr)
+        if tpu is not None:  # issue 52: not interpreted yet
+            raise ExportError(f"pl.core_map over a TPU TensorCore mesh at {_call_site(tpu)} is not "
+                              "supported by heddle yet; write the kernel as a pallas_call")
         raise ExportError("no pallas_call or Mosaic GPU kernel (plgpu.kernel) found in the traced "
                           "function")
     return {"format": FORMAT, "version": VERSION, "name": name or getattr(fn, "__name__", "kernel"),

@@ -55,6 +55,19 @@ def _walk(jaxpr, sources):
                    for v in jaxpr.outvars]
 
 
+def tpu_core_map(jaxpr):
+    """The first core_map over a TPU (TensorCore) mesh in jaxpr, through calls, or None."""
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name == "core_map" and not is_gpu_mesh(eqn.params["mesh"]):
+            return eqn
+        if name in _CALLS and eqn.params.get(_CALLS[name]) is not None:
+            found = tpu_core_map(_inner(eqn.params[_CALLS[name]]))
+            if found is not None:
+                return found
+    return None
+
+
 def _mesh_json(mesh) -> dict:
     return {"grid": [int(g) for g in mesh.grid], "grid_names": [str(n) for n in mesh.grid_names],
             "cluster": [int(c) for c in mesh.cluster],
