@@ -49,17 +49,11 @@ Kernel build(const std::map<std::string, std::string>& values) {
   Kernel k;
   k.name = "ptx/" + entry;
   k.description = fmt::format("PTX kernel {} from {}", entry, file);
-<<<<<<< HEAD
-  for (const char* p : {"file", "kernel", "grid", "block", "cluster", "args", "smem", "expect"})
-    k.params.push_back(ParamSpec{p, ParamSpec::Type::text, get(p, ""), {}, 0, 0, false, ""});
-  k.setup = [launch, expected](const Params&) {
-    note(launch_words(*launch));
-=======
   const bool strict = get("strict", "false") == "true";
-  for (const char* p : {"file", "kernel", "grid", "block", "cluster", "args", "smem", "strict"})
+  for (const char* p : {"file", "kernel", "grid", "block", "cluster", "args", "smem", "expect", "strict"})
     k.params.push_back(ParamSpec{p, ParamSpec::Type::text, get(p, ""), {}, 0, 0, false, ""});
-  k.setup = [launch, strict](const Params&) {
->>>>>>> semantics
+  k.setup = [launch, expected, strict](const Params&) {
+    note(launch_words(*launch));
     gpu::LaunchConfig cfg;
     cfg.ptx_strict = strict;
     cfg.ctas = launch->ctas();
@@ -86,19 +80,14 @@ const Registration registered = front_end(FrontEnd{
      {"--smem", "smem", "with --ptx: bytes of dynamic shared memory (extern .shared) per CTA"},
      {"--cluster", "cluster", "with --ptx: CTAs per cluster X[,Y,Z] (default: the kernel's "
                               ".reqnctapercluster, else 1)"},
-<<<<<<< HEAD
      {"--arg", "args", "with --ptx: kernel argument NAME=buffer:BYTES | NAME=buffer:FILE (its bytes) | "
                        "NAME=tensormap:BUF,shape=WxH,box=WxH[,elem=E] | NAME=u32:V (one per parameter, "
                        "in order; repeatable)", true},
      {"--expect", "expect", "with --ptx: NAME=FILE[,tol=X]: buffer argument NAME holds FILE's bytes at "
-                            "kernel exit (with tol=X: float32 values within X); repeatable", true}},
-=======
-     {"--arg", "args", "with --ptx: kernel argument NAME=buffer:BYTES | NAME=tensormap:BUF,shape=WxH,"
-                       "box=WxH[,elem=E] | NAME=u32:V (one per parameter, in order; repeatable)", true},
+                            "kernel exit (with tol=X: float32 values within X); repeatable", true},
      {"--ptx-strict", "strict", "with --ptx: the ISA's letter for bulk waits: cp.async.bulk.wait_group(.read) "
                                 "covers no TMA load's tensormap read (default: the earlier ones of its thread, "
                                 "as CUTLASS and DeepGEMM rely on)", false, true}},
->>>>>>> semantics
     build});
 
 }  // namespace

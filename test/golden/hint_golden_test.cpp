@@ -132,7 +132,6 @@ TEST_CASE("hint: a TPU DMA read before its wait names .wait() on its semaphore",
   check_golden("missing_wait_dma", report);
 }
 
-<<<<<<< HEAD
 TEST_CASE("hint: a TMA store buffer reused by another warp: wait_group.read, then the barrier",
           "[hints]") {
   // Warp 0's barrier arrival comes before it waited for its store's read of
@@ -149,7 +148,8 @@ TEST_CASE("hint: a TMA store buffer reused by another warp: wait_group.read, the
   check_golden("missing_wait_cross_warp", report);
   // Doing what the hint says removes the race.
   CHECK_FALSE(test::run("hints/store_buffer_cross_warp", {{"fixed", "true"}}).bug);
-=======
+}
+
 TEST_CASE("hint: a reused receive semaphore names the DMA that satisfied the wait", "[hints]") {
   std::string report = report_of("pallas_tpu/ring_reuse_recv_sem", {});
   std::string hint = hint_of(report);
@@ -175,5 +175,4 @@ TEST_CASE("hint: a wait on an mbarrier's old parity names the phase it saw", "[h
   // The schedule says which parity each wait asked for.
   CHECK(has(report, "mbarrier.try_wait.parity(full) for parity 0"));
   check_golden("misled_wait_parity", report);
->>>>>>> semantics
 }
