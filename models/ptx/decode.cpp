@@ -111,11 +111,14 @@ class Decoder {
 
   // Every `extern .shared x[]` names the dynamic shared memory the launch
   // sizes (CUDA's third <<<>>> argument, --smem): one region after the
-  // static variables, at the largest alignment any of them asks.
+  // static variables, at the largest alignment any of them asks and at
+  // least 1024 bytes: CUDA code (CUTLASS) takes the dynamic shared memory as
+  // aligned to the 1024-byte period of the 128-byte TMA/wgmma swizzle.
   void place_dynamic_shared() {
     if (dynamic_.empty()) return;
-    std::uint64_t at = (std::uint64_t{p_.shared_bytes} + dynamic_align_ - 1) / dynamic_align_ * dynamic_align_;
-    if (at == 0) at = std::max<std::uint64_t>(128, dynamic_align_);
+    const std::uint64_t align = std::max<std::uint64_t>(dynamic_align_, 1024);
+    std::uint64_t at = (std::uint64_t{p_.shared_bytes} + align - 1) / align * align;
+    if (at == 0) at = align;
     if (at + dynamic_shared_ > kMaxShared)
       fail(f_.pos, fmt::format("kernel {}: {} bytes of dynamic shared memory from byte {}: heddle "
                                "models at most {} bytes of shared memory per CTA",
