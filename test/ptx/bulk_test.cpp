@@ -162,6 +162,17 @@ TEST_CASE("ptx: cp.reduce.async.bulk adds shared memory into global memory", "[p
 
 namespace {
 
+// T[i] = i for 16 u32 with generic stores, made visible to TMA reads.
+constexpr const char* kFillT = R"(mov.u32 %r1, 0;
+$FILL:
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd4, %rd2, %rd4;
+  st.global.u32 [%rd4], %r1;
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra $FILL;
+  fence.proxy.async.global;)";
+
 // T[i] = i (16 u32) with generic stores, then a `dims`-d TMA load of the
 // box at `coords` of tensormap `map` (with .L2::cache_hint) into sbuf, a
 // prefetch of the same box, and sbuf to out.
@@ -172,15 +183,7 @@ std::string tile_load(int dims, const std::string& coords) {
   mov.u32 %r10, 0;
   mov.u32 %r11, 1;
   mov.u32 %r12, 1;
-  mov.u32 %r1, 0;
-$FILL:
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd4, %rd2, %rd4;
-  st.global.u32 [%rd4], %r1;
-  add.u32 %r1, %r1, 1;
-  setp.lt.u32 %p1, %r1, 16;
-  @%p1 bra $FILL;
-  fence.proxy.async.global;
+  {2}
   mbarrier.init.shared::cta.b64 [bar], 1;
   mbarrier.arrive.expect_tx.shared::cta.b64 %rd5, [bar], 16;
   mov.u64 %rd6, 0;
@@ -192,7 +195,7 @@ $WAIT:
   ld.shared.v4.u32 {{%r6, %r7, %r8, %r9}}, [sbuf];
   st.global.v4.u32 [%rd1], {{%r6, %r7, %r8, %r9}};
   ret;)",
-                                       dims, coords),
+                                       dims, coords, kFillT),
                    {"out", "T", "map"});
 }
 
@@ -243,15 +246,7 @@ std::string multicast(int dims, const std::string& coords) {
   mov.u32 %r13, %cluster_ctarank;
   setp.ne.u32 %p3, %r13, 0;
   @%p3 bra $SKIPFILL;
-  mov.u32 %r1, 0;
-$FILL:
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd4, %rd2, %rd4;
-  st.global.u32 [%rd4], %r1;
-  add.u32 %r1, %r1, 1;
-  setp.lt.u32 %p1, %r1, 16;
-  @%p1 bra $FILL;
-  fence.proxy.async.global;
+  {2}
 $SKIPFILL:
   mbarrier.init.shared::cta.b64 [bar], 1;
   fence.mbarrier_init.release.cluster;
@@ -260,7 +255,7 @@ $SKIPFILL:
   mbarrier.arrive.expect_tx.shared::cta.b64 %rd5, [bar], 16;
   @%p3 bra $WAIT;
   mov.u16 %rs1, 3;
-  cp.async.bulk.tensor.{}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [sbuf], [%rd3, {{{}}}], [bar], %rs1;
+  cp.async.bulk.tensor.{0}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [sbuf], [%rd3, {{{1}}}], [bar], %rs1;
 $WAIT:
   mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
   @!%p2 bra $WAIT;
@@ -269,7 +264,7 @@ $WAIT:
   add.s64 %rd7, %rd1, %rd7;
   st.global.v4.u32 [%rd7], {{%r6, %r7, %r8, %r9}};
   ret;)",
-                                     dims, coords),
+                                     dims, coords, kFillT),
                    {"out", "T", "map"});
 }
 
@@ -305,15 +300,7 @@ std::string replaced(bool replace, std::uint32_t stride) {
   return ptx_entry("rep", fmt::format(R"(
   .shared .align 128 .b8 sbuf[16];
   .shared .align 8 .b64 bar;
-  mov.u32 %r1, 0;
-$FILL:
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd4, %rd2, %rd4;
-  st.global.u32 [%rd4], %r1;
-  add.u32 %r1, %r1, 1;
-  setp.lt.u32 %p1, %r1, 16;
-  @%p1 bra $FILL;
-  fence.proxy.async.global;
+  {}
   {}
   {}
   fence.proxy.tensormap::generic.release.gpu;
@@ -329,7 +316,7 @@ $WAIT:
   ld.shared.v4.u32 {{%r6, %r7, %r8, %r9}}, [sbuf];
   st.global.v4.u32 [%rd1], {{%r6, %r7, %r8, %r9}};
   ret;)",
-                                      replace ? "tensormap.replace.tile.global_dim.global.b1024.b32 [%rd3], 1, 4;" : "",
+                                      kFillT, replace ? "tensormap.replace.tile.global_dim.global.b1024.b32 [%rd3], 1, 4;" : "",
                                       stride ? fmt::format("tensormap.replace.tile.global_stride.global.b1024.b64 [%rd3], 0, {};", stride) : ""),
                    {"out", "T", "map"});
 }
