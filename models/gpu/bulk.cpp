@@ -93,7 +93,8 @@ Access dst_entry(const Span& s, bool write, const Reduction* red) {
 
 Phase read_desc_phase(const TensorMap& desc, const Box& box, std::size_t bytes,
                       std::shared_ptr<Staging> st, std::size_t target_phase, bool target_write,
-                      Footprint target_rest, std::source_location loc, const Reduction* red) {
+                      Footprint target_rest, std::source_location loc, const Reduction* red,
+                      std::shared_ptr<DescRead> once) {
   // What the descriptor said when the op was issued.
   std::array<std::byte, kDescBytes> at_issue;
   std::memcpy(at_issue.data(), desc.region().bytes() + desc.first(), kDescBytes);
@@ -101,9 +102,19 @@ Phase read_desc_phase(const TensorMap& desc, const Box& box, std::size_t bytes,
   // (`red` points into the issuer's frame; ASan saw the dangling read).
   const std::optional<Reduction> reduction = red ? std::optional<Reduction>(*red) : std::nullopt;
   return phase("read_desc", {desc.touches(false)}, [=] {
-    read_tensormap(desc, box, bytes, *st, loc);
-    if (std::memcmp(desc.region().bytes() + desc.first(), at_issue.data(), kDescBytes) != 0)
-      note_rewritten(desc, box, at_issue.data(), *st, loc);
+    if (once && once->done) {  // a multicast reads its tensormap once (multicast.hpp)
+      *st = once->staging;
+      Execution::current().acquire(once->clock);
+    } else {
+      read_tensormap(desc, box, bytes, *st, loc);
+      if (std::memcmp(desc.region().bytes() + desc.first(), at_issue.data(), kDescBytes) != 0)
+        note_rewritten(desc, box, at_issue.data(), *st, loc);
+      if (once) {
+        once->staging = *st;
+        once->done = true;
+        Execution::current().release(once->clock);
+      }
+    }
     Footprint fp = global_footprint(*st, target_write, reduction ? &*reduction : nullptr);
     for (const Access& a : target_rest) fp.push_back(a);
     Phase& target = self_async().phases[target_phase];
@@ -275,6 +286,11 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
 
 void tensor_load(const Span& dst, const TensorMap& desc, const Box& box, Mbarrier& bar,
                  std::source_location loc) {
+  tensor_load_once(dst, desc, box, bar, nullptr, loc);
+}
+
+void detail::tensor_load_once(const Span& dst, const TensorMap& desc, const Box& box, Mbarrier& bar,
+                              std::shared_ptr<DescRead> once, std::source_location loc) {
   ThreadState& t = current_grid().current(loc);
   BulkOp& op = new_op(t, "tma_load", "tensor load", box_text(desc, box) + " -> " + span_text(dst), loc);
   BulkOp* o = &op;
@@ -284,7 +300,7 @@ void tensor_load(const Span& dst, const TensorMap& desc, const Box& box, Mbarrie
   auto st = std::make_shared<Staging>();
   // st->global is the global box this load reads (resolved from the tensormap).
   Footprint rest{dst.touches(true), all_phases(bar.id()), write_side(op, true)};
-  Phase rd = read_desc_phase(desc, box, dst.bytes(), st, 1, false, rest, loc);
+  Phase rd = read_desc_phase(desc, box, dst.bytes(), st, 1, false, rest, loc, nullptr, once);
   auto inner = rd.effect;
   rd.effect = [=] {  // the tensormap read is the load's bulk-group read side
     inner();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/engine/sync.hpp"
 #include "models/gpu/bulk.hpp"
 
 namespace heddle::gpu {
@@ -68,11 +69,21 @@ BulkOp& new_op(ThreadState& t, const char* kind, const char* what, const std::st
 /// The footprint entry of a copy's destination: a write, or a reduction's
 /// commutative update when its class has one (reduce.hpp says why).
 Access dst_entry(const Span& s, bool write, const Reduction* red);
-/// A TMA op's read_desc phase: reads the tensormap, resolves `box` into
-/// st->global and sets phase `target_phase`'s footprint to it plus `target_rest`.
+/// A multicast load's one tensormap read, shared by its destinations' copies:
+/// the first to run reads and resolves; the others take its box and clock.
+struct DescRead {
+  bool done = false;
+  Staging staging;
+  SyncClock clock;  // released by the read, acquired by the other destinations
+};
+/// A TMA op's read_desc phase: reads the tensormap (or takes `once`'s read),
+/// resolves `box` into st->global, sets phase `target_phase`'s footprint to it plus `target_rest`.
 Phase read_desc_phase(const TensorMap& desc, const Box& box, std::size_t bytes, std::shared_ptr<Staging> st, std::size_t target_phase,
                       bool target_write, Footprint target_rest, std::source_location loc,
-                      const Reduction* red = nullptr);
+                      const Reduction* red = nullptr, std::shared_ptr<DescRead> once = nullptr);
+/// tensor_load whose tensormap read is `once`'s, shared with the other destinations of a multicast.
+void tensor_load_once(const Span& dst, const TensorMap& desc, const Box& box, Mbarrier& bar,
+                      std::shared_ptr<DescRead> once, std::source_location loc);
 
 }  // namespace detail
 }  // namespace heddle::gpu

@@ -236,8 +236,10 @@ namespace {
 // Rank 0 fills T (T[i] = i); both CTAs init their mbarrier, fence it, pass
 // the cluster barrier and arm it for 16 bytes; rank 0 multicasts the box at
 // `coords` of a `dims`-d tensormap to both CTAs (ctaMask 0b11); each CTA
-// waits and stores its sbuf at out[4 * rank].
-std::string multicast(int dims, const std::string& coords) {
+// waits and stores its sbuf at out[4 * rank]; rank 0 runs `rewrite` right
+// after its issue, or (`waited`) once its own mbarrier completed.
+std::string multicast(int dims, const std::string& coords, const std::string& rewrite = "",
+                      bool waited = false) {
   return ptx_entry("mc", fmt::format(R"(
   .shared .align 128 .b8 sbuf[16];
   .shared .align 8 .b64 bar;
@@ -256,15 +258,18 @@ $SKIPFILL:
   @%p3 bra $WAIT;
   mov.u16 %rs1, 3;
   cp.async.bulk.tensor.{0}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [sbuf], [%rd3, {{{1}}}], [bar], %rs1;
+  {3}
 $WAIT:
   mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
   @!%p2 bra $WAIT;
+  {4}
   ld.shared.v4.u32 {{%r6, %r7, %r8, %r9}}, [sbuf];
   mul.wide.u32 %rd7, %r13, 16;
   add.s64 %rd7, %rd1, %rd7;
   st.global.v4.u32 [%rd7], {{%r6, %r7, %r8, %r9}};
   ret;)",
-                                     dims, coords, kFillT),
+                                     dims, coords, kFillT, waited ? "" : rewrite,
+                                     waited && !rewrite.empty() ? "@!%p3 " + rewrite : ""),
                    {"out", "T", "map"});
 }
 
@@ -287,6 +292,24 @@ TEST_CASE("ptx: multicast TMA loads of 2-d and 3-d tiles reach every CTA of the 
     std::vector<std::uint32_t> both = box_values(c.box, 4), again = both;
     both.insert(both.end(), again.begin(), again.end());
     CHECK(final_out(l) == tensor_state(both));
+  }
+}
+
+TEST_CASE("ptx: a multicast load reads its tensormap once: the issuer's own wait orders a rewrite after it",
+          "[ptx][bulk][cluster]") {
+  // CUTLASS's grouped GEMM (example 57) rewrites its mainloop tensormaps once
+  // the producer's own full barrier completes: the other CTA's copy of the
+  // same multicast read the descriptor then too (one read per load).
+  const std::string args = "out=buffer:32 T=buffer:64 map=tensormap:T,shape=4x4,box=4x1";
+  const std::string replace = "tensormap.replace.tile.global_dim.global.b1024.b32 [%rd3], 1, 2;";
+  for (bool waited : {true, false}) {
+    CAPTURE(waited);
+    PtxLaunch l{write_ptx(multicast(2, "%r10, %r11", replace, waited)), "mc", 1, args, 2};
+    l.cluster = "2";
+    RunResult r = run_ptx(l);
+    INFO((r.bug ? format_report(*r.bug) : std::string()));
+    // Unwaited, the rewrite races with the load's one read (either CTA's copy).
+    CHECK(r.verdict == (waited ? Verdict::ok : Verdict::race));
   }
 }
 
