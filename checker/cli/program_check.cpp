@@ -51,6 +51,9 @@ RunConfig config_of(const Options& options) {
       if (kib < 64 || kib > 1024 * 1024)
         throw UsageError(fmt::format("--stack-size {}: expected 64 to 1048576 KiB", value));
       c.stack_bytes = kib * 1024;
+    } else if (key == "sms") {  // read by the program's runtime; checked before it starts
+      std::uint64_t n = whole(key, value);
+      if (n == 0 || n > 1024) throw UsageError(fmt::format("--sms {}: expected 1 to 1024", value));
     }
   }
   if (options.count("preemption-bound") && c.strategy != "bounded")

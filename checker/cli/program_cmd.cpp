@@ -18,6 +18,8 @@ constexpr std::pair<const char*, const char*> kOptions[] = {
     {"seed", "seed for randomized strategies"},
     {"preemption-bound", "bounded: at most K preemptions, or auto"},
     {"stack-size", "fiber stack size in KiB"},
+    {"sms", "multiprocessors the device reports (default 132): persistent kernels size their "
+            "grids by it, so a small N keeps a checked launch small"},
     {"out", "write the schedule of the bug found to FILE"},
     {"replay", "replay the counterexample FILE (written by --out) in its launch"},
 };

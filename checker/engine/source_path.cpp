@@ -52,7 +52,11 @@ void set_source_root(std::string dir) {
   chosen_root() = std::move(dir);
 }
 
-std::string source_path(std::string_view file) {
+std::string source_path(std::string_view given) {
+  // "build/../kernels/x.cu" (nvcc's .file of a source meson names from its
+  // build folder) is "kernels/x.cu": the path without its dot segments.
+  const std::string normal = std::filesystem::path(given).lexically_normal().generic_string();
+  std::string_view file = normal.empty() ? given : std::string_view(normal);
   if (file.starts_with("/")) {
     std::string best;
     for (const std::string& r : roots())

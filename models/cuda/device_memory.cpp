@@ -24,7 +24,7 @@ Block& DeviceMemory::allocate(std::size_t bytes, std::string name) {
   void* p = mmap(reinterpret_cast<void*>(next_), length, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED || reinterpret_cast<std::uint64_t>(p) != next_) throw std::bad_alloc();
-  Block b{next_, bytes, name.empty() ? fmt::format("alloc{}", ++count_) : std::move(name)};
+  Block b{next_, bytes, name.empty() ? fmt::format("cudaMalloc#{} ({} B)", ++count_, bytes) : std::move(name)};
   next_ += length + kPage;  // an unmapped page between blocks: overruns fault in the model too
   return blocks_[b.base] = std::move(b);
 }

@@ -16,7 +16,7 @@ namespace heddle::cuda {
 struct Block {
   std::uint64_t base = 0;
   std::size_t bytes = 0;
-  std::string name;  // "alloc3 (1024 B)", or the variable's name
+  std::string name;  // "cudaMalloc#3 (1024 B)": the 3rd allocation, its size; or the variable's name
 };
 
 /// Every live block, by base address.

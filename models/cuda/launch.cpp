@@ -85,6 +85,9 @@ Kernel make_kernel(const LaunchRequest& rq, std::shared_ptr<ptx::Launch> launch,
 std::string default_out(const KernelEntry& k) {
   std::string name;
   for (char c : k.name) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  // A template kernel's name (CUTLASS's device_kernel<...>) outgrows a file
+  // name (255 bytes): keep its start, the launch number tells it apart.
+  if (name.size() > 64) name.resize(64);
   return fmt::format("heddle-cex.cuda.{}.launch{}.json", name, launch_count);
 }
 

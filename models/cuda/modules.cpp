@@ -66,7 +66,7 @@ void decode(KernelEntry& k) {
       k.param_bytes.clear();
       for (const ptx::ParamDecl& d : f.params) k.param_bytes.push_back(param_size(d));
     }
-  k.program = std::make_shared<ptx::Program>(ptx::decode(*m.parsed, k.mangled));
+  k.program = std::make_shared<ptx::Program>(ptx::decode(*m.parsed, k.mangled, 0, nullptr, true));
 }
 
 }  // namespace
@@ -106,7 +106,7 @@ KernelEntry& kernel_for(const void* stub) {
 std::shared_ptr<const ptx::Program> program_for(KernelEntry& k, std::uint32_t dynamic_shared) {
   if (dynamic_shared == 0) return k.program;
   auto& p = k.with_dynamic_shared[dynamic_shared];
-  if (!p) p = std::make_shared<ptx::Program>(ptx::decode(*k.module->parsed, k.mangled, dynamic_shared));
+  if (!p) p = std::make_shared<ptx::Program>(ptx::decode(*k.module->parsed, k.mangled, dynamic_shared, nullptr, true));
   return p;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -32,27 +33,11 @@ AsyncAgent& self_async() {
 }
 
 // Reads a tensormap in the tensormap proxy (a race-checked access) and
-// resolves box (c0, c1) of `want_bytes` to the global span it names.
-Span read_tensormap(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
-                    std::size_t want_bytes, std::source_location loc) {
+// resolves the box it places into st's global pieces.
+void read_tensormap(const TensorMap& desc, const Box& box, std::size_t want_bytes, Staging& st,
+                    std::source_location loc) {
   desc.region().access(desc.first(), kDescBytes, false, Proxy::tensormap, "tma.read_desc", loc);
-  TmaDesc d;
-  std::memcpy(&d, desc.region().bytes() + desc.first(), sizeof d);
-  if (c0 >= d.dims[0] || c1 >= d.dims[1])
-    throw ModelError(fmt::format("box ({}, {}) is outside the {}x{} boxes of tensormap {}", c0, c1,
-                                 d.dims[0], d.dims[1], desc.region().name()),
-                     loc);
-  if (d.box_bytes != want_bytes)
-    throw ModelError(fmt::format("tensormap {} has {}-byte boxes, the shared buffer {} bytes",
-                                 desc.region().name(), d.box_bytes, want_bytes),
-                     loc);
-  std::uint64_t addr = d.global_address + (std::uint64_t{c1} * d.dims[0] + c0) * d.box_bytes;
-  auto [region, offset] = current_grid().resolve(addr, want_bytes);
-  if (region == nullptr || offset % region->elem_size() != 0)
-    throw ModelError(fmt::format("tensormap {} sends box ({}, {}) to unmapped address {:#x}",
-                                 desc.region().name(), c0, c1, addr),
-                     loc);
-  return Span{region, offset / region->elem_size(), want_bytes / region->elem_size()};
+  resolve_box(st, box.place(desc.region().bytes() + desc.first(), loc), desc, want_bytes, loc);
 }
 
 // A bulk op's completion state has two sides: [0, 1) the read side (source
@@ -71,9 +56,21 @@ std::uint32_t issuer_time() {
 // copy reads or writes, in the notation of every report (range_words).
 std::string span_text(const Span& s) { return detail::view_text(*s.region, s.first, s.count); }
 
-// "tmap_out box (0, 1)": the global box a TMA operation names.
-std::string box_text(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1) {
-  return fmt::format("{} box ({}, {})", desc.region().name(), c0, c1);
+// A TMA op read its tensormap after it was rewritten: say where the box
+// goes now and where it went by the descriptor the op was issued with.
+void note_rewritten(const TensorMap& desc, const Box& box, const std::byte* at_issue,
+                    const Staging& now, std::source_location loc) {
+  std::string then = "an unmapped address";
+  try {
+    Staging old;
+    resolve_box(old, box.place(at_issue, loc), desc, now.box_bytes, loc);
+    if (old.region() != nullptr) then = old.region()->name();
+  } catch (const ModelError&) {
+  }
+  note(fmt::format("{} (issued at {}) read tensormap {} after it was rewritten: its box goes to "
+                   "{} instead of {}",
+                   self_async().name, where(loc), desc.region().name(),
+                   now.region() ? now.region()->name() : "no memory (outside the tensor)", then));
 }
 
 // A copy is named by what it moves ("tma_store sC[0:2] -> tmap_out box (0, 1)").
@@ -91,32 +88,38 @@ Access dst_entry(const Span& s, bool write, const Reduction* red) {
   return a;
 }
 
-Phase read_desc_phase(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
-                      std::size_t bytes, std::shared_ptr<Staging> st, std::size_t target_phase,
-                      bool target_write, Footprint target_rest, std::source_location loc,
-                      const Reduction* red) {
-  TmaDesc at_issue;  // what the descriptor said when the op was issued
-  std::memcpy(&at_issue, desc.region().bytes() + desc.first(), sizeof at_issue);
+Phase read_desc_phase(const TensorMap& desc, const Box& box, std::size_t bytes,
+                      std::shared_ptr<Staging> st, std::size_t target_phase, bool target_write,
+                      Footprint target_rest, std::source_location loc, const Reduction* red,
+                      std::shared_ptr<DescRead> once) {
+  // What the descriptor said when the op was issued.
+  std::array<std::byte, kDescBytes> at_issue;
+  std::memcpy(at_issue.data(), desc.region().bytes() + desc.first(), kDescBytes);
   // The phase runs after the issuing call returned: it keeps its own copy
   // (`red` points into the issuer's frame; ASan saw the dangling read).
   const std::optional<Reduction> reduction = red ? std::optional<Reduction>(*red) : std::nullopt;
   return phase("read_desc", {desc.touches(false)}, [=] {
-    st->dst = read_tensormap(desc, c0, c1, bytes, loc);
-    TmaDesc now;
-    std::memcpy(&now, desc.region().bytes() + desc.first(), sizeof now);
-    if (std::memcmp(&now, &at_issue, sizeof now) != 0) {
-      Region* then = current_grid().resolve(at_issue.global_address, 1).first;
-      note(fmt::format("{} (issued at {}) read tensormap {} after it was rewritten: its box "
-                       "goes to {} instead of {}",
-                       self_async().name, where(loc), desc.region().name(),
-                       st->dst.region->name(), then ? then->name() : "an unmapped address"));
+    if (once && once->done) {  // a multicast reads its tensormap once (multicast.hpp)
+      *st = once->staging;
+      Execution::current().acquire(once->clock);
+    } else {
+      read_tensormap(desc, box, bytes, *st, loc);
+      if (std::memcmp(desc.region().bytes() + desc.first(), at_issue.data(), kDescBytes) != 0)
+        note_rewritten(desc, box, at_issue.data(), *st, loc);
+      if (once) {
+        once->staging = *st;
+        once->done = true;
+        Execution::current().release(once->clock);
+      }
     }
-    Footprint fp{dst_entry(st->dst, target_write, reduction ? &*reduction : nullptr)};
+    Footprint fp = global_footprint(*st, target_write, reduction ? &*reduction : nullptr);
     for (const Access& a : target_rest) fp.push_back(a);
     Phase& target = self_async().phases[target_phase];
     target.footprint = fp;
-    target.object = st->dst.region->id();  // schedules name where the box really goes
-    target.has_object = true;
+    if (Region* r = st->region()) {
+      target.object = r->id();  // schedules name where the box really goes
+      target.has_object = true;
+    }
   });
 }
 
@@ -313,17 +316,26 @@ void bulk_load(const Span& dst, const Span& src, Mbarrier& bar, std::source_loca
 
 void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                  Mbarrier& bar, std::source_location loc) {
+  tensor_load(dst, desc, desc_box(c0, c1), bar, loc);
+}
+
+void tensor_load(const Span& dst, const TensorMap& desc, const Box& box, Mbarrier& bar,
+                 std::source_location loc) {
+  tensor_load_once(dst, desc, box, bar, nullptr, loc);
+}
+
+void detail::tensor_load_once(const Span& dst, const TensorMap& desc, const Box& box, Mbarrier& bar,
+                              std::shared_ptr<DescRead> once, std::source_location loc) {
   ThreadState& t = current_grid().current(loc);
-  BulkOp& op =
-      new_op(t, "tma_load", "tensor load", box_text(desc, c0, c1) + " -> " + span_text(dst), loc);
+  BulkOp& op = new_op(t, "tma_load", "tensor load", box_text(desc, box) + " -> " + span_text(dst), loc);
   BulkOp* o = &op;
   o->issued_time = issuer_time();
   Mbarrier* b = &bar;
   bar.copy_issued(static_cast<std::uint32_t>(dst.bytes()), loc);
   auto st = std::make_shared<Staging>();
-  // st->dst is the global box this load reads (resolved from the tensormap).
-  Phase rd = read_desc_phase(desc, c0, c1, dst.bytes(), st, 1, false,
-                             {dst.touches(true), all_phases(bar.id()), write_side(op, true)}, loc);
+  // st->global is the global box this load reads (resolved from the tensormap).
+  Footprint rest{dst.touches(true), all_phases(bar.id()), write_side(op, true)};
+  Phase rd = read_desc_phase(desc, box, dst.bytes(), st, 1, false, rest, loc, nullptr, once);
   auto inner = rd.effect;
   rd.effect = [=] {  // the tensormap read is the load's bulk-group read side
     inner();
@@ -331,10 +343,16 @@ void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::
     Execution::current().release(o->read_clock);
   };
   rd.footprint.push_back(read_side(op, true));
-  AgentId agent = issue(op.name(), {rd, phase("copy", {dst.touches(true), all_phases(bar.id()), write_side(op, true)}, [=] {
-                      access(st->dst, false, Proxy::async, "tma_load.read_gmem", loc);
+  const std::uint32_t smem_address = box.smem_address;
+  AgentId agent = issue(op.name(), {rd, phase("copy", rest, [=] {
+                      // PTX ISA 5.5.6: box elements outside the tensor are filled with zeros.
+                      std::vector<std::byte> bytes(st->box_bytes);
+                      for (const Piece& p : st->global) {
+                        access(p.span, false, Proxy::async, "tma_load.read_gmem", loc);
+                        std::memcpy(bytes.data() + p.box_offset, data(p.span), p.span.bytes());
+                      }
                       access(dst, true, Proxy::async, "tma_load.write_smem", loc);
-                      std::memmove(data(dst), data(st->dst), dst.bytes());
+                      to_smem(dst, bytes.data(), st->swizzle, smem_address);
                       o->write_done = true;
                       Execution::current().release(o->write_clock);
                       b->note_landing("tensor load " + o->name(), loc);

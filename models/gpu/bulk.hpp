@@ -2,7 +2,10 @@
 // async-groups, proxy fences and tensormaps (PTX ISA 9.7.9.25, 9.7.9.26).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <source_location>
+#include <string>
+#include <vector>
 
 #include "models/gpu/barriers.hpp"
 #include "models/gpu/memory.hpp"
@@ -33,6 +36,36 @@ struct TmaDesc {
   std::uint32_t box_bytes = 0;
   std::uint32_t dims[2] = {1, 1};  // boxes along each coordinate
 };
+
+/// One run of a TMA box in global memory: `bytes` at `address`, holding the
+/// box's bytes from `box_offset` on (box order: dimension 0 fastest).
+struct BoxRun {
+  std::uint64_t address = 0;
+  std::uint32_t bytes = 0;
+  std::uint32_t box_offset = 0;
+};
+
+/// Where a box lies, as the tensormap says when a copy reads it (PTX ISA
+/// 5.5.1-5.5.7, tensor copies): its global runs (parts outside the tensor
+/// have none: a load fills zeros there, a store skips them), its bytes in
+/// shared memory, and the shared-memory swizzle.
+struct BoxPlace {
+  std::vector<BoxRun> runs;
+  std::uint32_t box_bytes = 0;
+  std::uint32_t swizzle = 0;  // 0 (none), 32, 64 or 128: bytes of the swizzle pattern's row
+};
+
+/// A TMA operation's box: its name in reports, how to place it from the
+/// tensormap's 128 bytes (read in the copy's own phase), and the shared
+/// address of its first byte (swizzle patterns follow shared address bits).
+struct Box {
+  std::string label;  // "box (0, 1)"
+  std::function<BoxPlace(const std::byte* desc, std::source_location)> place;
+  std::uint32_t smem_address = 0;
+};
+
+/// Box (c0, c1) of a tensormap in this model's TmaDesc encoding (one run, no swizzle).
+Box desc_box(std::uint32_t c0, std::uint32_t c1);
 
 /// A 128-byte tensormap in global memory (what TMA ops read) or shared memory
 /// (the copy CUTLASS edits).
@@ -79,12 +112,18 @@ void bulk_load(const Span& dst, const Span& src, Mbarrier& bar,
 /// the tensormap in its own phase, then copies box (c0, c1) to `dst`.
 void tensor_load(const Span& dst, const TensorMap& desc, std::uint32_t c0, std::uint32_t c1,
                  Mbarrier& bar, std::source_location loc = std::source_location::current());
+/// The same for any box encoding (`box` places it when the copy reads the tensormap).
+void tensor_load(const Span& dst, const TensorMap& desc, const Box& box, Mbarrier& bar,
+                 std::source_location loc = std::source_location::current());
 /// cp.async.bulk.global.shared::cta.bulk_group: copies `src` (shared) to `dst` (global).
 void bulk_store(const Span& dst, const Span& src,
                 std::source_location loc = std::source_location::current());
 /// cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: phases read_desc,
 /// read_smem, write_gmem; the box goes where the descriptor it reads says.
 void tensor_store(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1, const Span& src,
+                  std::source_location loc = std::source_location::current());
+/// The same for any box encoding.
+void tensor_store(const TensorMap& desc, const Box& box, const Span& src,
                   std::source_location loc = std::source_location::current());
 
 /// A wgmma operand read of element i of shared memory: an async-proxy read

@@ -67,40 +67,44 @@ StoreWords store_words(bool tensor, const Reduction* red) {
 // read_smem, then write_gmem. A reduction's write is an atomic
 // read-modify-write of each element, with .relaxed.gpu semantics per
 // element (PTX ISA §9.7.9.25.4.2): reductions do not race with each other.
-void issue_store(const TensorMap* desc, std::uint32_t c0, std::uint32_t c1, const Span& dst,
-                 const Span& src, std::source_location loc, const Reduction* red = nullptr) {
+void issue_store(const TensorMap* desc, const Box& box, const Span& dst, const Span& src,
+                 std::source_location loc, const Reduction* red = nullptr) {
   ThreadState& t = current_grid().current(loc);
   const StoreWords w = store_words(desc != nullptr, red);
   std::string kind = red ? fmt::format("{}_{}", w.kind, red->name) : w.kind;
   BulkOp& op = new_op(t, kind.c_str(), w.what,
-                      span_text(src) + " -> " + (desc ? box_text(*desc, c0, c1) : span_text(dst)),
-                      loc);
+                      span_text(src) + " -> " + (desc ? box_text(*desc, box) : span_text(dst)), loc);
   auto st = std::make_shared<Staging>();
-  st->dst = dst;
+  if (!desc) st->global.push_back(Piece{dst, 0});
   BulkOp* o = &op;
   o->issued_time = issuer_time();
   std::optional<Reduction> r = red ? std::optional<Reduction>(*red) : std::nullopt;
   std::vector<Phase> phases;
   std::size_t write_index = desc ? 2 : 1;
   if (desc)
-    phases.push_back(read_desc_phase(*desc, c0, c1, src.bytes(), st, write_index, true,
+    phases.push_back(read_desc_phase(*desc, box, src.bytes(), st, write_index, true,
                                      {write_side(op, true)}, loc, red));
+  const std::uint32_t smem_address = desc ? box.smem_address : 0;
   phases.push_back(phase("read_smem", {src.touches(false), read_side(op, true)}, [=] {
     access(src, false, Proxy::async, w.read, loc);
-    st->bytes.assign(data(src), data(src) + src.bytes());
+    st->bytes.resize(src.bytes());
+    from_smem(st->bytes.data(), src, st->swizzle, smem_address);
     o->read_done = true;
     Execution::current().release(o->read_clock);
   }));
   Footprint write_fp{write_side(op, true)};
   if (!desc) write_fp.insert(write_fp.begin(), dst_entry(dst, true, red));
   phases.push_back(phase("write_gmem", write_fp, [=] {
-    if (r) {
-      st->dst.region->check_bounds(st->dst.first, st->dst.count, loc);
-      st->dst.region->reduce(st->dst.first, st->dst.count, Proxy::async, w.write, loc);
-      r->combine(data(st->dst), st->bytes.data(), st->bytes.size());
-    } else {
-      access(st->dst, true, Proxy::async, w.write, loc);
-      std::memcpy(data(st->dst), st->bytes.data(), st->bytes.size());
+    for (const Piece& p : st->global) {  // PTX ISA 5.5.6: parts outside the tensor are not written
+      const std::byte* from = st->bytes.data() + p.box_offset;
+      if (r) {
+        p.span.region->check_bounds(p.span.first, p.span.count, loc);
+        p.span.region->reduce(p.span.first, p.span.count, Proxy::async, w.write, loc);
+        r->combine(data(p.span), from, p.span.bytes());
+      } else {
+        access(p.span, true, Proxy::async, w.write, loc);
+        std::memcpy(data(p.span), from, p.span.bytes());
+      }
     }
     o->write_done = true;
     Execution::current().release(o->write_clock);
@@ -118,24 +122,33 @@ void issue_store(const TensorMap* desc, std::uint32_t c0, std::uint32_t c1, cons
 void bulk_store(const Span& dst, const Span& src, std::source_location loc) {
   if (dst.bytes() != src.bytes())
     throw ModelError("bulk store: source and destination sizes differ", loc);
-  issue_store(nullptr, 0, 0, dst, src, loc);
+  issue_store(nullptr, Box{}, dst, src, loc);
 }
 
 void tensor_store(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1, const Span& src,
                   std::source_location loc) {
-  issue_store(&desc, c0, c1, Span{}, src, loc);
+  issue_store(&desc, desc_box(c0, c1), Span{}, src, loc);
+}
+
+void tensor_store(const TensorMap& desc, const Box& box, const Span& src, std::source_location loc) {
+  issue_store(&desc, box, Span{}, src, loc);
 }
 
 void bulk_reduce(const Span& dst, const Span& src, const Reduction& red,
                  std::source_location loc) {
   if (dst.bytes() != src.bytes() || dst.region->elem_size() != src.region->elem_size())
     throw ModelError("bulk reduce: source and destination differ in size or element type", loc);
-  issue_store(nullptr, 0, 0, dst, src, loc, &red);
+  issue_store(nullptr, Box{}, dst, src, loc, &red);
 }
 
 void tensor_reduce(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1, const Span& src,
                    const Reduction& red, std::source_location loc) {
-  issue_store(&desc, c0, c1, Span{}, src, loc, &red);
+  issue_store(&desc, desc_box(c0, c1), Span{}, src, loc, &red);
+}
+
+void tensor_reduce(const TensorMap& desc, const Box& box, const Span& src, const Reduction& red,
+                   std::source_location loc) {
+  issue_store(&desc, box, Span{}, src, loc, &red);
 }
 
 }  // namespace heddle::gpu

@@ -1,13 +1,15 @@
 #include "models/gpu/multicast.hpp"
+#include "models/gpu/bulk_internal.hpp"
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <vector>
 
 namespace heddle::gpu {
 
-void tensor_load_multicast(const std::vector<Span>& dst, const TensorMap& desc, std::uint32_t c0,
-                           std::uint32_t c1, const PerCta<Mbarrier*>& bar, std::uint16_t cta_mask,
+void tensor_load_multicast(const std::vector<Span>& dst, const TensorMap& desc, const Box& box,
+                           const PerCta<Mbarrier*>& bar, std::uint16_t cta_mask,
                            std::source_location loc) {
   const ThreadInfo& t = this_thread(loc);
   const int cluster = current_grid(loc).config().cluster;
@@ -39,7 +41,12 @@ void tensor_load_multicast(const std::vector<Span>& dst, const TensorMap& desc, 
   p.has_object = true;
   for (int cta : ctas) p.footprint.push_back(all_phases(bar[cta]->id()));
   Execution::current().visible(std::move(p));
-  for (int cta : ctas) tensor_load(dst[static_cast<std::size_t>(cta)], desc, c0, c1, *bar[cta], loc);
+  // One load reads its tensormap once, before any destination's bytes land:
+  // each destination's completion follows that one read (detail::DescRead),
+  // so an issuer that waits on its own mbarrier may then rewrite the tensormap.
+  auto once = std::make_shared<detail::DescRead>();
+  for (int cta : ctas)
+    detail::tensor_load_once(dst[static_cast<std::size_t>(cta)], desc, box, *bar[cta], once, loc);
 }
 
 }  // namespace heddle::gpu

@@ -15,8 +15,8 @@ namespace heddle::gpu {
 /// The multicast core: `dst[c]` and `bar[c]` are CTA c's destination and
 /// mbarrier; writes to the CTAs of the caller's cluster whose rank bit is
 /// set in `cta_mask` (ModelError for an empty mask or a rank outside it).
-void tensor_load_multicast(const std::vector<Span>& dst, const TensorMap& desc, std::uint32_t c0,
-                           std::uint32_t c1, const PerCta<Mbarrier*>& bar, std::uint16_t cta_mask,
+void tensor_load_multicast(const std::vector<Span>& dst, const TensorMap& desc, const Box& box,
+                           const PerCta<Mbarrier*>& bar, std::uint16_t cta_mask,
                            std::source_location loc = std::source_location::current());
 
 /// cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
@@ -29,7 +29,7 @@ void tensor_load_multicast(const Shared<T>& smem, std::size_t first, std::size_t
                            std::source_location loc = std::source_location::current()) {
   std::vector<Span> dst;
   for (int c = 0; c < smem.ctas(); ++c) dst.push_back(span(smem[c].slice(first, count, loc)));
-  tensor_load_multicast(dst, desc, c0, c1, bar, cta_mask, loc);
+  tensor_load_multicast(dst, desc, desc_box(c0, c1), bar, cta_mask, loc);
 }
 
 }  // namespace heddle::gpu

@@ -113,6 +113,9 @@ void bulk_reduce(const Span& dst, const Span& src, const Reduction& red,
 void tensor_reduce(const TensorMap& desc, std::uint32_t c0, std::uint32_t c1, const Span& src,
                    const Reduction& red,
                    std::source_location loc = std::source_location::current());
+/// The same for any box encoding.
+void tensor_reduce(const TensorMap& desc, const Box& box, const Span& src, const Reduction& red,
+                   std::source_location loc = std::source_location::current());
 
 /// bulk_reduce of typed views with operator `op`.
 template <class T>

@@ -34,9 +34,9 @@ class Decoder {
  public:
   /// Decodes `f`, function `func` of `p` (0: the kernel entry), after the code so far.
   Decoder(const Module& m, const Function& f, Program& p, std::uint32_t dynamic_shared, int func,
-          std::vector<Refusal>* refusals)
+          std::vector<Refusal>* refusals, bool launched = false)
       : m_(m), f_(f), p_(p), dynamic_shared_(dynamic_shared), func_(func),
-        base_(static_cast<int>(p.code.size())), refusals_(refusals) {
+        base_(static_cast<int>(p.code.size())), refusals_(refusals), launched_(launched) {
     scopes_.push_back(BlockScope{});
   }
 
@@ -111,11 +111,14 @@ class Decoder {
 
   // Every `extern .shared x[]` names the dynamic shared memory the launch
   // sizes (CUDA's third <<<>>> argument, --smem): one region after the
-  // static variables, at the largest alignment any of them asks.
+  // static variables, at the largest alignment any of them asks and at
+  // least 1024 bytes: CUDA code (CUTLASS) takes the dynamic shared memory as
+  // aligned to the 1024-byte period of the 128-byte TMA/wgmma swizzle.
   void place_dynamic_shared() {
     if (dynamic_.empty()) return;
-    std::uint64_t at = (std::uint64_t{p_.shared_bytes} + dynamic_align_ - 1) / dynamic_align_ * dynamic_align_;
-    if (at == 0) at = std::max<std::uint64_t>(128, dynamic_align_);
+    const std::uint64_t align = std::max<std::uint64_t>(dynamic_align_, 1024);
+    std::uint64_t at = (std::uint64_t{p_.shared_bytes} + align - 1) / align * align;
+    if (at == 0) at = align;
     if (at + dynamic_shared_ > kMaxShared)
       fail(f_.pos, fmt::format("kernel {}: {} bytes of dynamic shared memory from byte {}: heddle "
                                "models at most {} bytes of shared memory per CTA",
@@ -286,7 +289,7 @@ class Decoder {
       if (!p_.symbols[i].frame && p_.symbols[i].name == n) {
         a.kind = Arg::Kind::symbol;
         a.symbol = static_cast<int>(i);
-        if (p_.symbols[i].space == Space::shared && p_.symbols[i].bytes == 0)
+        if (p_.symbols[i].space == Space::shared && p_.symbols[i].bytes == 0 && !launched_)
           fail(at, fmt::format("{} is dynamic shared memory (extern .shared, line {}): give its "
                                "size in bytes with --smem BYTES",
                                n, p_.symbols[i].line));
@@ -412,6 +415,7 @@ class Decoder {
   std::vector<int> dynamic_;       // the extern .shared symbols
   std::uint32_t dynamic_align_ = 16;
   std::vector<Refusal>* refusals_;  // census mode: refusals recorded here
+  bool launched_ = false;           // dynamic_shared_ is a real launch's (0 is a size)
 };
 
 }  // namespace
@@ -421,7 +425,7 @@ bool Instr::has(const char* mod) const {
 }
 
 Program decode(const Module& module, const std::string& kernel, std::uint32_t dynamic_shared,
-               std::vector<Refusal>* refusals) {
+               std::vector<Refusal>* refusals, bool launched) {
   std::vector<std::string> entries;
   for (const Function& f : module.functions) {
     if (!f.entry) continue;
@@ -439,11 +443,11 @@ Program decode(const Module& module, const std::string& kernel, std::uint32_t dy
       p.cluster_dims[d] = f.cluster_dims.empty() ? 0 : d < f.cluster_dims.size() ? f.cluster_dims[d] : 1;
     p.explicit_cluster = f.explicit_cluster || !f.cluster_dims.empty();
     p.funcs.push_back(Func{kernel, Func::Builtin::none, 0, 0, {}, {}, 0, 0});
-    Decoder(module, f, p, dynamic_shared, 0, refusals).run();
+    Decoder(module, f, p, dynamic_shared, 0, refusals, launched).run();
     for (std::size_t i = 1; i < p.funcs.size(); ++i) {  // the functions it calls, as met
       if (p.funcs[i].builtin != Func::Builtin::none) continue;
       const Function* callee = find_function(module, p.funcs[i].name);
-      Decoder(module, *callee, p, dynamic_shared, static_cast<int>(i), refusals).run();
+      Decoder(module, *callee, p, dynamic_shared, static_cast<int>(i), refusals, launched).run();
     }
     mark_spin_loops(p);
     return p;

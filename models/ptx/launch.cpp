@@ -79,29 +79,11 @@ void write_tensormap(gpu::View<std::uint8_t>& map, const ArgSpec& a,
   if (bytes > tensor.size())
     throw UsageError(fmt::format("--arg {}: the tensor of {} bytes does not fit in buffer {} ({} bytes)",
                                  a.name, bytes, a.tensor, tensor.size()));
-  gpu::TmaDesc d;
-  d.global_address = gpu::current_grid().address_of(tensor.region());
-  std::memcpy(map.region().bytes(), &d, sizeof d);
+  s.address = gpu::current_grid().address_of(tensor.region());
   encode_shape(map.region().bytes(), s);
 }
 
 }  // namespace
-
-void encode_tensormap(std::uint8_t* out, std::uint64_t address, const std::uint32_t shape[2],
-                      const std::uint32_t box[2], std::uint32_t elem) {
-  TensorShape s;
-  s.rank = 2;
-  s.elem = elem;
-  for (int k = 0; k < 2; ++k) {
-    s.box[k] = box[k];
-    s.dims[k] = shape[k];
-  }
-  dense_strides(s);
-  gpu::TmaDesc d;
-  d.global_address = address;
-  std::memcpy(out, &d, sizeof d);
-  encode_shape(reinterpret_cast<std::byte*>(out), s);
-}
 
 ArgSpec parse_arg(const std::string& text) {
   ArgSpec a;

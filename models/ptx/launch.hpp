@@ -47,11 +47,6 @@ std::uint32_t parse_smem(const std::string& text);
 /// Parses "X[,Y[,Z]]" into three dimensions.
 std::array<int, 3> parse_dims(const std::string& text, const char* what);
 
-/// Writes heddle's tensormap encoding (128 bytes: models/gpu TmaDesc, and the
-/// box shape in elements at byte 64) of a `shape` tensor at `address` cut in `box`es.
-void encode_tensormap(std::uint8_t* out, std::uint64_t address, const std::uint32_t shape[2],
-                      const std::uint32_t box[2], std::uint32_t elem);
-
 /// What the user gave: the program and its launch.
 struct Launch {
   std::shared_ptr<const Program> program;

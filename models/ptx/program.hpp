@@ -177,8 +177,10 @@ struct Refusal {
 /// instruction and its PTX line for anything the interpreter does not support.
 /// With `refusals`, each refused instruction or declaration is recorded there
 /// instead and decoding goes on (the opcode census, bench/ptx_census.cpp).
+/// `launched`: the size comes from a real launch, so 0 bytes is a size (CUDA
+/// lets a kernel name an `extern .shared` array it was given none of).
 Program decode(const Module& module, const std::string& kernel, std::uint32_t dynamic_shared = 0,
-               std::vector<Refusal>* refusals = nullptr);
+               std::vector<Refusal>* refusals = nullptr, bool launched = false);
 /// Base of a CTA's shared window in generic addresses (cvta.shared adds it).
 inline constexpr std::uint64_t kSharedWindow = 0x7e0000000000ull;
 /// Base of a lane's local memory in generic addresses (cvta.local adds it).

@@ -6,7 +6,9 @@
 // cache policy changes no value and no ordering.
 #include <fmt/format.h>
 
+#include <array>
 #include <cstring>
+#include <fmt/ranges.h>
 #include <vector>
 
 #include "models/gpu/multicast.hpp"
@@ -25,24 +27,34 @@ std::size_t tile_dims(const Instr& in) {
   throw ModelError(fmt::format("`{}`: name the tile's dimensions (.1d to .5d)", in.opcode), in.loc);
 }
 
-// The box coordinates (TmaDesc c0, c1) of the op's element coordinates and
-// the box's bytes, from the shape the front end keeps in the tensormap.
-std::pair<std::uint32_t, std::uint32_t> box_of(Warp& w, const Instr& in, const Arg& a, int lane,
-                                               const gpu::TensorMap& map, std::uint32_t& bytes) {
-  const std::byte* raw = map.region().bytes() + map.first();
-  TensorShape s = decode_shape(raw);
-  gpu::TmaDesc d;
-  std::memcpy(&d, raw, sizeof d);
-  bytes = d.box_bytes;
+// The box of a TMA op at its element coordinates: placed from the
+// tensormap's fields when the copy reads it (tensormap.hpp), its first byte
+// at shared address `smem` (the swizzle follows address bits 4-9).
+gpu::Box box_of(Warp& w, const Instr& in, const Arg& a, int lane, const gpu::TensorMap& map,
+                std::uint64_t smem) {
   const std::size_t n = tile_dims(in);
   if (a.elems.size() != n)
     throw ModelError(fmt::format("`{}` gives {} coordinates for a {}-d tile", in.opcode, a.elems.size(), n),
                      in.loc);
-  std::uint32_t c[5] = {};
-  for (std::size_t k = 0; k < n; ++k) c[k] = static_cast<std::uint32_t>(w.value(a.elems[k], lane, kU32));
+  std::array<std::int32_t, 5> c{};
+  for (std::size_t k = 0; k < n; ++k) c[k] = static_cast<std::int32_t>(w.value(a.elems[k], lane, kU32));
+  gpu::Box box;
+  box.label = fmt::format("box ({})", fmt::join(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(n), ", "));
+  box.place = [c, n, name = map.region().name()](const std::byte* raw, std::source_location loc) {
+    return place_box(decode_shape(raw), c.data(), n, name, loc);
+  };
+  box.smem_address = static_cast<std::uint32_t>(smem);
+  return box;
+}
+
+// The box bytes of tensormap `map` as it is now (the shared buffer's size).
+std::uint32_t box_bytes(const Instr& in, const gpu::TensorMap& map) {
+  TensorShape s = decode_shape(map.region().bytes() + map.first());
   if (std::string why = shape_problem(s); !why.empty())
     throw ModelError(fmt::format("`{}`: tensormap {}: {}", in.opcode, map.region().name(), why), in.loc);
-  return box_coordinates(s, c, n, map.region().name(), in.loc);
+  std::uint64_t bytes = s.elem;
+  for (std::uint32_t k = 0; k < s.rank; ++k) bytes *= s.box[k];
+  return static_cast<std::uint32_t>(bytes);
 }
 
 gpu::Span shared_span(Warp& w, const Instr& in, const Arg& a, int lane, std::uint32_t bytes) {
@@ -55,8 +67,8 @@ gpu::Span shared_span(Warp& w, const Instr& in, const Arg& a, int lane, std::uin
 // .multicast::cluster (PTX ISA 9.7.9.25.5.1): the box goes to the same
 // CTA-relative offset of each CTA in ctaMask, completing on the mbarrier at
 // the same offset there; the issuing CTA's own address names the offsets.
-void multicast_load(Warp& w, const Instr& in, int lane, const gpu::TensorMap& map, std::uint32_t c0,
-                    std::uint32_t c1, std::uint32_t bytes) {
+void multicast_load(Warp& w, const Instr& in, int lane, const gpu::TensorMap& map, const gpu::Box& box,
+                    std::uint32_t bytes) {
   const int ctas = w.state.launch().ctas();
   auto [dst_cta, dst_off] = shared_target(w, in, in.args.at(0), lane);
   auto [bar_cta, bar_off] = shared_target(w, in, in.args.at(2), lane);
@@ -71,7 +83,7 @@ void multicast_load(Warp& w, const Instr& in, int lane, const gpu::TensorMap& ma
   }
   for (int r = 0; r < size && r < 16; ++r)
     if (mask >> r & 1u) bars[static_cast<std::size_t>(base + r)] = &mbarrier_at(w, in, base + r, bar_off);
-  gpu::tensor_load_multicast(dst, map, c0, c1, gpu::PerCta<gpu::Mbarrier*>(bars), mask, in.loc);
+  gpu::tensor_load_multicast(dst, map, box, gpu::PerCta<gpu::Mbarrier*>(bars), mask, in.loc);
 }
 
 }  // namespace
@@ -89,18 +101,18 @@ void replace_field(Warp& w, const Instr& in, std::uint32_t exec) {  // once per 
     map.region().access(map.first(), 128, true, Proxy::generic, "tensormap.replace", in.loc);
     const auto ord = static_cast<std::uint32_t>(w.value(in.args.at(1), l, kU32));
     const std::uint64_t v = w.value(in.args.at(2), l, Type{Type::Kind::u, 8});
-    const std::uint32_t limit = in.has("global_stride") ? 4 : 5;
-    if (ord >= limit || v > 0xffffffffull || (in.has("element_stride") && v != 1))
-      throw ModelError(fmt::format("`{}`: field {} = {} is not modelled ({}element strides other "
-                                   "than 1 are not)",
-                                   in.opcode, ord, v, in.has("global_stride") ? "ord 0 to 3; " : "ord 0 to 4; "),
+    const bool stride = in.has("global_stride");
+    if (ord >= (stride ? 4u : 5u) || (!stride && v > 0xffffffffull))
+      throw ModelError(fmt::format("`{}`: field {} = {} is outside the tensormap ({})", in.opcode,
+                                   ord, v, stride ? "ord 0 to 3" : "ord 0 to 4, 32-bit values"),
                        in.loc);
     std::byte* raw = map.region().bytes() + map.first();
     TensorShape s = decode_shape(raw);
     const auto value = static_cast<std::uint32_t>(v);
     if (in.has("global_dim")) s.dims[ord] = value;
     if (in.has("box_dim")) s.box[ord] = value;
-    if (in.has("global_stride")) s.strides[ord] = value;
+    if (in.has("element_stride")) s.elem_strides[ord] = value;  // a TMA op refuses any but 1
+    if (stride) s.strides[ord] = v;
     encode_shape(raw, s);  // the box grid follows; an op checks the whole shape
   }
 }
@@ -111,20 +123,21 @@ void run_tma(Warp& w, const Instr& in, std::uint32_t exec) {  // one copy per la
     if (!(exec >> l & 1)) continue;
     const bool load = in.op == Op::tma_load;
     const Arg& map_arg = in.args.at(load ? 1 : 0);
+    const Arg& smem_arg = in.args.at(load ? 0 : 1);
     gpu::TensorMap map = tensormap(w, in, map_arg, l, Space::generic);
-    std::uint32_t bytes = 0;
-    auto [c0, c1] = box_of(w, in, map_arg, l, map, bytes);
+    const std::uint32_t bytes = box_bytes(in, map);
+    const gpu::Box box = box_of(w, in, map_arg, l, map, w.address(smem_arg, l));
     if (load && in.has("multicast::cluster")) {
-      multicast_load(w, in, l, map, c0, c1, bytes);
+      multicast_load(w, in, l, map, box, bytes);
       continue;
     }
-    gpu::Span smem = shared_span(w, in, in.args.at(load ? 0 : 1), l, bytes);
+    gpu::Span smem = shared_span(w, in, smem_arg, l, bytes);
     if (load)
-      gpu::tensor_load(smem, map, c0, c1, mbarrier(w, in, in.args.at(2), l), in.loc);
+      gpu::tensor_load(smem, map, box, mbarrier(w, in, in.args.at(2), l), in.loc);
     else if (in.op == Op::bulk_reduce)  // cp.reduce.async.bulk.tensor (PTX ISA 9.7.9.25.5.2)
-      gpu::tensor_reduce(map, c0, c1, smem, ptx_reduction(in), in.loc);
+      gpu::tensor_reduce(map, box, smem, ptx_reduction(in), in.loc);
     else
-      gpu::tensor_store(map, c0, c1, smem, in.loc);
+      gpu::tensor_store(map, box, smem, in.loc);
   }
 }
 

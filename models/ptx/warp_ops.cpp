@@ -78,6 +78,18 @@ void matrix(Warp& w, const Instr& in, std::uint32_t exec) {
       for (int r = 0; r < 8; ++r) std::memcpy(rows[i][r], m[i][r], 16);
 }
 
+// The report of a `trap` or `brkpt` reached (PTX ISA, Miscellaneous
+// Instructions: trap aborts the kernel; brkpt suspends it for a debugger,
+// and heddle, with none, ends the launch there). CUTLASS compiles its debug-only checks, such as
+// a pipeline's producer/consumer role checks, to brkpt unless NDEBUG is
+// defined: the hint says so, as a failed check is then the likely cause.
+std::string abort_message(const Instr& in) {
+  std::string what = fmt::format("`{}` at PTX line {}: the kernel aborts here", in.opcode, in.line);
+  if (in.opcode != "brkpt") return what + " (the program traps on an invalid path)";
+  return what + " (a debug-only check failed: CUTLASS compiles its checks, e.g. pipeline roles, to "
+                "brkpt when NDEBUG is not defined; its release builds, -DNDEBUG, leave them out)";
+}
+
 }  // namespace
 
 std::string warp_op_problem(const Instr& in) {
@@ -111,9 +123,7 @@ bool warp_op(Warp& w, const Instr& in, std::uint32_t exec) {
       return true;
     case Op::ldmatrix:
     case Op::stmatrix: matrix(w, in, exec); return true;
-    case Op::trap:
-      throw ModelError(fmt::format("`{}` at PTX line {}: the kernel aborts here (CUTLASS reaches brkpt on an "
-                                   "invalid control path)", in.opcode, in.line), in.loc);
+    case Op::trap: throw ModelError(abort_message(in), in.loc);
     // A prefetch moves no data the model sees (9.7.9.15); griddepcontrol
     // (9.7.19.1) orders this grid with dependent grids, and a heddle launch is one grid.
     case Op::nanosleep:

@@ -78,6 +78,29 @@ TEST_CASE("heddle cuda: a TMA + mbarrier pipeline, correct and releasing early",
   CHECK_THAT(bad.out, Contains("tma_load_pipeline.cu"));
 }
 
+TEST_CASE("heddle cuda: a 3-D swizzled TMA box with padded strides, partly outside its tensor",
+          "[cuda]") {
+  // The program checks each byte of the loaded box (zero fill outside the
+  // tensor, the 128-byte swizzle in shared memory) and of the stored tensor
+  // (nothing written outside it, padding untouched): box-after-box, dense
+  // strides, a missing swizzle or a store past the edge each fail it.
+  auto r = cli("cuda -- " + app("tma3d_app"));
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Contains("tma3d_app: 0 wrong bytes: Passed"));
+  CHECK_THAT(r.err, Contains("launch 1 tma3d_round_trip<<<1, 32>>>: checked"));
+}
+
+TEST_CASE("heddle cuda: --sms sets the multiprocessors the device reports", "[cuda]") {
+  auto four = cli("cuda --sms 4 -- " + app("tma3d_app"));
+  CHECK(four.code == 0);
+  CHECK_THAT(four.out, Contains("tma3d_app: a device with 4 SMs"));
+  CHECK_THAT(cli("cuda -- " + app("tma3d_app")).out, Contains("a device with 132 SMs"));
+  CHECK(cli("cuda --sms 0 -- " + app("tma3d_app")).code == 2);
+  auto bad = cli("cuda --sms many -- " + app("tma3d_app"));
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Contains("--sms many"));
+}
+
 TEST_CASE("heddle cuda: init, checked and verification kernels; --check picks one", "[cuda]") {
   auto r = cli("cuda --check block_sum -- " + app("three_kernels_app"));
   CHECK(r.code == 0);

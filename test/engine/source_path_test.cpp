@@ -15,6 +15,13 @@ TEST_CASE("source paths are relative to the user's source root, not cut at layer
     CHECK(source_path("./kernels/demo/handoff.cpp") == "kernels/demo/handoff.cpp");
     CHECK(source_path("kernels/demo/handoff.cpp") == "kernels/demo/handoff.cpp");
   }
+  SECTION("dot segments inside a path are resolved (nvcc's .file of a meson-built .cu)") {
+    CHECK(source_path("build/../kernels/cuda/x.cu") == "kernels/cuda/x.cu");
+    CHECK(source_path("../build/../kernels/./cuda/x.cu") == "kernels/cuda/x.cu");
+    set_source_root("/home/u/proj");
+    CHECK(source_path("/home/u/proj/build/../kernels/cuda/x.cu") == "kernels/cuda/x.cu");
+    set_source_root("");
+  }
   SECTION("--source-root: an absolute path under it loses it; others stay whole") {
     set_source_root("/home/u/proj");
     CHECK(source_path("/home/u/proj/holdout/models/kernels/X.cpp") ==

@@ -94,3 +94,21 @@ TEST_CASE("ptx: INT64_MIN / -1 and -INT64_MIN wrap as the hardware does", "[ptx]
   const std::uint32_t lo = 0, hi = 0x80000000u;
   CHECK(final_out(l) == "out=" + u32_hex({lo, hi, 0, 0, lo, hi, lo, hi, hi}) + "\n");
 }
+
+TEST_CASE("ptx: brkpt and trap stop the kernel at their line; brkpt's report names NDEBUG", "[ptx][hostile]") {
+  // CUTLASS's debug checks (NVIDIA/cutlass#2126: a producer warp calls
+  // consumer_wait) compile to brkpt without -DNDEBUG; the report says so.
+  expect_model_error("  brkpt;", "brkpt", "a debug-only check failed");
+  expect_model_error("  brkpt;", "brkpt", "NDEBUG");
+  expect_model_error("  trap;", "trap", "the kernel aborts here");
+}
+
+TEST_CASE("ptx: a tensormap acquire fence on a null range orders nothing and is no fault", "[ptx][hostile]") {
+  // CUTLASS 3.8's epilogue: warps 1-3 of a consumer warp group fence a null
+  // tensormap pointer (store_init gives only warp 0 one).
+  RunResult r = run_ptx(PtxLaunch{write_ptx(kernel("  mov.u64 %rd2, 0;\n"
+                                                   "  fence.proxy.tensormap::generic.acquire.gpu [%rd2], 128;")),
+                                  "k", 32, "out=buffer:64"});
+  INFO((r.bug ? format_report(*r.bug) : std::string()));
+  CHECK(r.verdict == Verdict::ok);
+}

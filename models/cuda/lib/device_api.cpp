@@ -3,6 +3,8 @@
 // attributes and occupancy.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "models/cuda/lib/api.hpp"
@@ -16,14 +18,29 @@ namespace {
 thread_local cudaError_t last_error = cudaSuccess;
 int stream_count = 0;
 
-constexpr int kSms = 132;
+constexpr int kDefaultSms = 132;  // an H100 SXM
+
+// The device's multiprocessor count: `heddle cuda --sms N`, else an H100's.
+// Persistent kernels (CUTLASS's tile schedulers) size their grids by it.
+int sms() {
+  static const int n = [] {
+    auto it = options().given.find("sms");
+    if (it == options().given.end()) return kDefaultSms;
+    char* end = nullptr;
+    const long v = std::strtol(it->second.c_str(), &end, 10);
+    if (end == it->second.c_str() || *end != '\0' || v < 1 || v > 1024)
+      fail(fmt::format("--sms {}: give a multiprocessor count from 1 to 1024", it->second));
+    return static_cast<int>(v);
+  }();
+  return n;
+}
 constexpr int kSharedOptin = 232448;  // 227 KiB per block (sm_90)
 constexpr int kSharedPerSm = 233472;
 
 // An attribute heddle reports, or -1 for one it does not know.
 int attribute(cudaDeviceAttr a) {
   switch (a) {
-    case cudaDevAttrMultiProcessorCount: return kSms;
+    case cudaDevAttrMultiProcessorCount: return sms();
     case cudaDevAttrComputeCapabilityMajor: return 9;
     case cudaDevAttrComputeCapabilityMinor: return 0;
     case cudaDevAttrMaxThreadsPerBlock: return 1024;
@@ -143,7 +160,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->maxGridSize[1] = p->maxGridSize[2] = 65535;
   p->major = 9;
   p->minor = 0;
-  p->multiProcessorCount = kSms;
+  p->multiProcessorCount = sms();
   p->l2CacheSize = 50 << 20;
   p->unifiedAddressing = 1;
   p->concurrentKernels = 1;
@@ -193,8 +210,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, 
   *blocks = 1;
   return cudaSuccess;
 }
-cudaError_t cudaOccupancyMaxActiveClusters(int* clusters, const void*, const cudaLaunchConfig_t*) {
-  *clusters = kSms / 2;
+cudaError_t cudaOccupancyMaxActiveClusters(int* clusters, const void*, const cudaLaunchConfig_t* config) {
+  int size = 1;  // one CTA per SM: the cluster shape the query names
+  for (unsigned i = 0; config != nullptr && i < config->numAttrs; ++i)
+    if (config->attrs[i].id == cudaLaunchAttributeClusterDimension) {
+      const auto& d = config->attrs[i].val.clusterDim;
+      size = static_cast<int>(d.x * d.y * d.z);
+    }
+  *clusters = std::max(1, sms() / std::max(size, 1));
   return cudaSuccess;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda.h>
 
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -16,15 +17,21 @@ namespace heddle::cuda::driver {
 inline CUresult encode_tiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
                              void* address, const cuuint64_t* dims, const cuuint64_t* strides,
                              const cuuint32_t* box, const cuuint32_t* element_strides,
-                             CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
-                             CUtensorMapFloatOOBfill) {
+                             CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                             CUtensorMapL2promotion, CUtensorMapFloatOOBfill oob_fill) {
+  std::string invalid;
   try {
-    heddle::cuda::encode_tiled(map, static_cast<int>(type), rank, address, dims, strides, box,
-                               element_strides);
+    invalid = heddle::cuda::encode_tiled(
+        map, TiledArgs{static_cast<int>(type), rank, address, dims, strides, box, element_strides,
+                       static_cast<int>(interleave), static_cast<int>(swizzle),
+                       static_cast<int>(oob_fill)});
   } catch (const std::exception& e) {
     fail(e.what());
   }
-  return CUDA_SUCCESS;
+  if (invalid.empty()) return CUDA_SUCCESS;
+  // The driver refuses these with CUDA_ERROR_INVALID_VALUE; heddle says why.
+  std::fprintf(stderr, "heddle: cuTensorMapEncodeTiled: invalid argument: %s\n", invalid.c_str());
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 inline CUresult encode_im2col(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
