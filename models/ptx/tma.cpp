@@ -6,6 +6,7 @@
 // cache policy changes no value and no ordering.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <fmt/ranges.h>
@@ -117,10 +118,49 @@ void replace_field(Warp& w, const Instr& in, std::uint32_t exec) {  // once per 
   }
 }
 
-void run_tma(Warp& w, const Instr& in, std::uint32_t exec) {  // one copy per lane
+namespace {
+// What a tensor store copies: the tensormap, the shared source and the
+// coordinates. Lanes of one instruction with the same operands issue one
+// store (see run_tma).
+struct StoreOperands {
+  const Region* map = nullptr;
+  std::size_t map_offset = 0;
+  std::uint64_t smem = 0;
+  std::array<std::uint64_t, 5> coords{};
+  bool operator==(const StoreOperands&) const = default;
+};
+
+StoreOperands store_operands(Warp& w, const Instr& in, int lane) {
+  const Arg& map_arg = in.args.at(0);
+  auto [r, off] = w.memory(in, map_arg, lane, Space::generic, 128);
+  StoreOperands o{r, off, w.address(in.args.at(1), lane), {}};
+  for (std::size_t k = 0; k < map_arg.elems.size() && k < 5; ++k) o.coords[k] = w.value(map_arg.elems[k], lane, kU32);
+  return o;
+}
+}  // namespace
+
+// One copy per lane, except that the lanes of a tensor store with the same
+// operands issue it once. CUDA code issues TMA stores from a whole warp
+// (CUTLASS's epilogue: `issue_tma_store = warp_idx == 0`): SASS issues a
+// TMA instruction once per warp from uniform registers, and the copies the
+// per-thread reading would add are the same bytes to the same place at the
+// same point of the program, so one copy covers every order and value they
+// could give. Loads and reductions stay per lane (each lane's load adds its
+// bytes to the mbarrier's transaction count; reductions do not repeat idempotently).
+void run_tma(Warp& w, const Instr& in, std::uint32_t exec) {
   if (in.op == Op::prefetch) return;  // L2 only: no memory effect
+  const bool plain_store = in.op != Op::tma_load && in.op != Op::bulk_reduce;
+  std::array<StoreOperands, 32> issued{};
+  std::size_t n_issued = 0;
   for (int l = 0; l < 32; ++l) {
     if (!(exec >> l & 1)) continue;
+    if (plain_store) {
+      const StoreOperands o = store_operands(w, in, l);
+      if (std::find(issued.begin(), issued.begin() + static_cast<std::ptrdiff_t>(n_issued), o) !=
+          issued.begin() + static_cast<std::ptrdiff_t>(n_issued))
+        continue;
+      issued[n_issued++] = o;
+    }
     const bool load = in.op == Op::tma_load;
     const Arg& map_arg = in.args.at(load ? 1 : 0);
     const Arg& smem_arg = in.args.at(load ? 0 : 1);
