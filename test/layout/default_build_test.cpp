@@ -6,28 +6,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <memory>
 #include <set>
 #include <string>
 
-namespace {
+#include "test/ci/ci_support.hpp"
 
-// The output of COMMAND, or "" when it cannot run.
-std::string capture(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return "";
-  std::string out;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
-  return out;
-}
-
-}  // namespace
+using heddle::test::run_binary;
 
 TEST_CASE("the default build holds what an install needs, and the aliases the rest", "[layout]") {
-  const std::string text =
-      capture("meson introspect --targets '" HEDDLE_BUILD_ROOT "' 2>/dev/null");
+  const std::string text = run_binary("meson", "introspect --targets '" HEDDLE_BUILD_ROOT "'").out;
   if (text.empty()) {
     WARN("skipped: meson introspect is not available");
     return;
