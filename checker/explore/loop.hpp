@@ -48,7 +48,7 @@ void finish_bugs(const Kernel& kernel, const Params& params, const RunConfig& co
 /// The key DistinctBug is grouped by: the bug's kind and source sites.
 std::string distinct_key(const BugReport& bug);
 
-/// A dpor run split into work items (checker/explore/split.hpp), on
+/// A dpor run split into work items (checker/explore/split/work_split.hpp), on
 /// `config.jobs` threads, or one shard of it.
 RunResult explore_split(const Kernel& kernel, const Params& params, const RunConfig& config,
                         const ExecutionObserver& observer);

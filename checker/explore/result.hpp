@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "checker/explore/dpor/guard.hpp"
-#include "checker/explore/minimize.hpp"
+#include "checker/explore/cex/minimize.hpp"
 #include "checker/explore/run.hpp"
 
 namespace heddle {
@@ -27,7 +27,7 @@ struct RunStats {
   double seconds = 0;
 };
 
-/// What one work item of a split run found (checker/explore/split.hpp).
+/// What one work item of a split run found (checker/explore/split/work_split.hpp).
 struct ItemOutcome {
   std::uint64_t item = 0;        // its index in the split
   std::uint64_t executions = 0;

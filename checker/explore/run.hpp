@@ -41,7 +41,7 @@ struct RunConfig {
   std::uint32_t shards = 0;
   bool explore_guarded = false;       // a shard explores its guarded work items unasked
   bool split_trial = true;            // a split run takes a plain exploration that needs
-                                      // less work than its probes (checker/explore/trial.hpp)
+                                      // less work than its probes (checker/explore/split/trial.hpp)
   bool observer_thread_safe = false;  // a split run's workers may call the observer at once
                                       // (else they take a lock around each call)
   StrategyDecorator decorate;         // when set, wraps the strategy (e.g. timeline capture)

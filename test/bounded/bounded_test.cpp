@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "checker/explore/minimize.hpp"
+#include "checker/explore/cex/minimize.hpp"
 #include "test/bounded/counted.hpp"
 #include "test/support/harness.hpp"
 

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "checker/engine/fiber.hpp"
-#include "checker/explore/split.hpp"
+#include "checker/explore/split/work_split.hpp"
 #include "checker/heddle.hpp"
 #include "test/support/harness.hpp"
 

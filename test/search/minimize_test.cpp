@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "checker/engine/errors.hpp"
-#include "checker/explore/minimize.hpp"
+#include "checker/explore/cex/minimize.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;

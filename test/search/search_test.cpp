@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "checker/explore/minimize.hpp"
+#include "checker/explore/cex/minimize.hpp"
 #include "test/support/harness.hpp"
 
 using namespace heddle;

@@ -1,4 +1,4 @@
-// Guarded work items of a split run (checker/explore/split.hpp): a node's
+// Guarded work items of a split run (checker/explore/split/work_split.hpp): a node's
 // rest, the traces none of its kept children can start, explored only when
 // another item's race calls for it.
 #pragma once

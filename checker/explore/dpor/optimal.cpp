@@ -187,137 +187,52 @@ void OptimalDpor::end(const Execution& ex) {
     ++stats_.sleep_blocked;
   else
     collect_pending(ex);
-  index_objects(trace);
-  compute_clocks(trace);
-  // Positions before branch_ ran exactly as in the previous execution.
-  const std::size_t same = std::min(branch_, infos_.size());
-  infos_.resize(n);  // assigning in place reuses the footprints' storage
-  for (std::size_t k = same; k < n; ++k) fill_info(infos_[k], trace, k, false);
-  analyse_races(trace, branch_, std::min(n, blocked_at_));
-  if (!pending_.empty()) analyse_races(trace, n, n + pending_.size());
+  record(trace);
+  // The races of the positions from the branch point on (the earlier ones
+  // were analysed with an earlier execution), then of the pending ones.
+  races_.clear();
+  finder_.analyse(record_, &record_, kept_, agents_.width(), branch_, std::min(n, blocked_at_),
+                  !pending_.empty(), races_);
+  stats_.races += races_.size();
+  for (const Race& r : races_) reverse(trace, r.i, r.j);
   if (!backtrack()) done_ = true;
 }
 
-void OptimalDpor::index_objects(const std::vector<Event>& trace) {
-  objects_.clear();
-  for (std::size_t k = 0; k < trace.size(); ++k) objects_.add(k, trace[k].footprint);
-}
-
-void OptimalDpor::candidates(const std::vector<Event>& trace, const Footprint& fp,
-                             std::size_t limit, bool stop_at_cover) {
-  if (!stop_at_cover) return objects_.candidates(fp, limit, cand_);
-  objects_.candidates(fp, limit, cand_, [&](std::uint32_t i, const Access& a) {
-    return covers(trace[i].footprint, a);
-  });
-}
-
-void OptimalDpor::compute_clocks(const std::vector<Event>& trace) {
-  const std::size_t real = trace.size();
-  const std::size_t n = real + pending_.size();
-  std::size_t agents = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    agents = std::max<std::size_t>(agents, index(at(trace, k).agent) + 1);
-  std::size_t from = agents == stride_ ? std::min(branch_, real) : 0;
-  stride_ = agents;
-  clocks_.resize(n * stride_);
-  prev_pos_.resize(n);
-  std::vector<std::int32_t>& last = last_pos_;
-  last.assign(stride_, -1);
-  for (std::size_t k = 0; k < n; ++k) {
+void OptimalDpor::record(const std::vector<Event>& trace) {
+  const std::size_t n = trace.size();
+  const std::size_t all = n + pending_.size();
+  FinishedTrace& t = record_;
+  // Positions before branch_ ran exactly as in the previous execution.
+  const std::size_t same = std::min(branch_, t.real);
+  kept_ = same;
+  t.real = n;
+  t.events.resize(all);  // assigning in place reuses the footprints' storage
+  for (std::size_t k = same; k < all; ++k) fill_info(t.events[k], trace, k, false);
+  t.declared_from = 0;
+  t.declared.resize(n);
+  for (std::size_t k = same; k < n; ++k) t.declared[k] = declared_footprint(k);
+  t.created_by.resize(all);
+  for (std::size_t k = 0; k < all; ++k) {
     const Event& e = at(trace, k);
-    prev_pos_[k] = last[index(e.agent)];
-    last[index(e.agent)] = static_cast<std::int32_t>(k);
-    if (k < from) continue;
-    std::uint32_t* row = &clocks_[k * stride_];
-    auto join = [&](std::size_t other) {
-      const std::uint32_t* o = &clocks_[other * stride_];
-      for (std::size_t a = 0; a < stride_; ++a) row[a] = std::max(row[a], o[a]);
-    };
-    std::fill(row, row + stride_, 0u);
-    if (prev_pos_[k] >= 0) join(static_cast<std::size_t>(prev_pos_[k]));
-    if (e.agent_event == 0 && e.created_by >= 0) join(static_cast<std::size_t>(e.created_by));
-    candidates(trace, e.footprint, std::min(k, real), true);
-    for (std::uint32_t i : cand_)
-      if (conflict(trace[i], e)) join(i);
-    row[index(e.agent)] = e.agent_event + 1;
+    t.created_by[k] = e.agent_event == 0 ? e.created_by : -1;
   }
-}
-
-bool OptimalDpor::reversible(const std::vector<Event>& trace, std::size_t i, std::size_t j) const {
-  if (!conditional_at(trace.size(), j)) return true;
-  // If j was already pending when i ran, the enabled set there says whether
-  // it could have run instead (its objects are only changed by i or by
-  // events that depend on i). Otherwise assume it could: a wakeup branch
-  // whose agent turns out blocked is dropped when it is reached.
-  const Event& ej = at(trace, j);
-  if (needs_step(trace[i].footprint, ej.footprint)) return false;
-  auto si = static_cast<std::int32_t>(i);
-  bool pending = prev_pos_[j] < si && (ej.agent_event > 0 || ej.created_by < si);
-  if (pending) {
-    if (contains(path_[i].enabled, ej.agent)) return true;
-    // Not enabled when i ran: it may run before i if a step of its past
-    // could release it there (a wakeup branch whose wait stays blocked is
-    // dropped when it is reached).
-    return could_release(trace, i, std::min(j, trace.size()), ej,
-                         [&](std::size_t k) { return happens_before(trace[i], k); });
+  // Enabled sets by canonical id: position k's is [enabled_at[k], enabled_at[k + 1]).
+  // The kept prefix's sets end where position `same`'s began.
+  t.enabled.resize(same < t.enabled_at.size() ? t.enabled_at[same] : 0);
+  t.enabled_at.resize(same);
+  for (std::size_t k = same; k < n; ++k) {
+    t.enabled_at.push_back(static_cast<std::uint32_t>(t.enabled.size()));
+    for (AgentId x : path_[k].enabled) t.enabled.push_back(agents_.canon(x));
   }
-  // A take of a resource (a lock, a semaphore wait) can run before i exactly
-  // when a unit was left there (see token_available).
-  const Footprint& fp = j < trace.size() ? declared_footprint(j) : ej.footprint;
-  for (const auto& a : fp)
-    if (a.token < 0 && !token_available(trace, a, i, std::min(j, trace.size()), [&](std::size_t k) {
-          return happens_before(trace[i], k);
-        }))
-      return false;
-  return true;
-}
-
-void OptimalDpor::analyse_races(const std::vector<Event>& trace, std::size_t from,
-                                std::size_t to) {
-  for (std::size_t j = from; j < to; ++j) {
-    const Event& ej = at(trace, j);
-    const std::int32_t pp = prev_pos_[j];
-    const std::int32_t cb = ej.agent_event == 0 ? ej.created_by : -1;
-    candidates(trace, ej.footprint, std::min(j, trace.size()), !conditional_at(trace.size(), j));
-    for (std::uint32_t ci : cand_) {
-      const std::size_t i = ci;
-      const Event& ei = trace[i];
-      if (!may_move_before(i, ei, ej, pp, cb, [&](std::size_t a, std::size_t b) {
-            return happens_before(trace[a], b);
-          }))
-        continue;
-      // Nor may i reach j through a later conflicting event k: a race is
-      // immediate (JACM 2017, Sec. 3: e ≲ e', nothing happens in between);
-      // reversing k and j, then i and j, covers the trace. Not so for an
-      // operation that may block: when k enabled j (an unlock before a
-      // lock), only the non-immediate race with i (the other lock) can be
-      // reversed, as the reference notes on blocking operations say.
-      if (!conditional_at(trace.size(), j) && reaches_through(trace, i, j)) continue;
-      if (!reversible(trace, i, j)) continue;
-      ++stats_.races;
-      reverse(trace, i, j);
-    }
-  }
-}
-
-bool OptimalDpor::reaches_through(const std::vector<Event>& trace, std::size_t i,
-                                  std::size_t j) const {
-  const Event& ej = at(trace, j);
-  for (std::uint32_t k : cand_) {
-    if (k <= i) continue;
-    const Event& ek = trace[k];
-    if (conflict(ek, ej) && happens_before(trace[i], k))
-      return true;
-  }
-  return false;
+  t.enabled_at.push_back(static_cast<std::uint32_t>(t.enabled.size()));
 }
 
 void OptimalDpor::reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j) {
   // v = notdep(e, E).e' (JACM 2017, Alg. 2, line 5): the events after i that
-  // do not happen after it, then j. v_ points at the cached infos_.
+  // do not happen after it, then j. v_ points at record_'s events.
   v_.clear();
   for (std::size_t k = i + 1; k < std::min(j, trace.size()); ++k)
-    if (!happens_before(trace[i], k)) v_.push_back(&infos_[k]);
+    if (!record_.happens_before(i, k)) v_.push_back(&record_.events[k]);
   fill_info(moved_, trace, j, true);
   v_.push_back(&moved_);
   // Skip v when a sleeping q is a weak initial of it (Alg. 2, line 6): an

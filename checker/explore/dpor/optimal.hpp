@@ -12,7 +12,7 @@
 
 #include "checker/explore/dpor/canonical.hpp"
 #include "checker/explore/dpor/event.hpp"
-#include "checker/explore/dpor/object_index.hpp"
+#include "checker/explore/dpor/races.hpp"
 #include "checker/explore/dpor/wakeup_tree.hpp"
 #include "checker/engine/strategy.hpp"
 
@@ -87,26 +87,15 @@ class OptimalDpor {
     return k < n ? path_[k].conditional : pending_[k - n].conditional;
   }
   void collect_pending(const Execution& ex);
-  /// Builds objects_ for the finished trace.
-  void index_objects(const std::vector<Event>& trace);
+  /// Refills record_ with the finished trace and the pending operations
+  /// (positions before the branch point are kept: they ran as before).
+  void record(const std::vector<Event>& trace);
   /// The footprint position k was declared with (before refinement).
   const Footprint& declared_footprint(std::size_t k) const {
     return tree_.event_by_id(path_[k].declared).footprint;
   }
-  /// Fills cand_ with the positions below `limit` that touch an object of `fp`,
-  /// ascending; with `stop_at_cover`, none before an object's last covering write.
-  void candidates(const std::vector<Event>& trace, const Footprint& fp, std::size_t limit,
-                  bool stop_at_cover);
-  void compute_clocks(const std::vector<Event>& trace);
-  void analyse_races(const std::vector<Event>& trace, std::size_t from, std::size_t to);
-  /// True when i happens before another event of cand_ (after i) that
-  /// conflicts with j: then i and j are not an immediate race.
-  bool reaches_through(const std::vector<Event>& trace, std::size_t i, std::size_t j) const;
+  /// Adds the reversal of race (i, j) of record_ to the wakeup tree.
   void reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j);
-  bool reversible(const std::vector<Event>& trace, std::size_t i, std::size_t j) const;
-  bool happens_before(const Event& ei, std::size_t k) const {
-    return clocks_[k * stride_ + index(ei.agent)] > ei.agent_event;
-  }
   bool backtrack();
 
   WakeupForest tree_;             // events name agents by canonical id (agents_)
@@ -117,16 +106,14 @@ class OptimalDpor {
   std::size_t branch_ = 0;       // first position that differs from the last execution
   std::size_t blocked_at_ = SIZE_MAX;  // position where every enabled agent slept
   bool started_ = false, done_ = false;
-  // Per-position analysis data of the finished trace (reused between runs).
-  std::vector<std::uint32_t> clocks_;   // clocks_[k * stride_ + a]: a's events hb-before-or-at k
-  std::size_t stride_ = 0;
-  std::vector<std::int32_t> prev_pos_;  // position of the same agent's previous event
-  std::vector<std::int32_t> last_pos_;  // compute_clocks' scratch: each agent's latest position
-  std::vector<EventInfo> infos_;        // infos_[k]: position k as it ran (or is pending)
+  // The finished trace as the race analysis (races.hpp) sees it, agents
+  // by canonical id; refilled in place from the branch point on.
+  FinishedTrace record_;
+  std::size_t kept_ = 0;                // record_'s positions kept from the last execution
+  RaceFinder finder_;
+  std::vector<Race> races_;             // the finished trace's reversible races
   EventInfo moved_;                     // the reversed race's later event, as declared
   std::vector<const EventInfo*> v_;     // the sequence v of the race being reversed
-  ObjectIndex objects_;                 // positions per object: no quadratic race scan
-  std::vector<std::uint32_t> cand_;     // earlier positions sharing an object with one event
   std::vector<Pending> pending_;        // positions n, n+1, ... of the analysis
   OptimalStats stats_;
 };

@@ -80,7 +80,7 @@ class PopDpor {
  public:
   /// Explores only the traces that start with `prefix` (canonical agent ids)
   /// and that no event of `sleep` could start from there (a work item of a
-  /// split exploration, checker/explore/split.hpp), whose canonical ids come
+  /// split exploration, checker/explore/split/work_split.hpp), whose canonical ids come
   /// from `agents` and `objects`; free choices prefer `wakers` while one of
   /// `sleep` still sleeps. Call before begin().
   void start_at(std::vector<AgentId> prefix, std::vector<EventInfo> sleep,

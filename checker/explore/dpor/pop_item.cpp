@@ -1,4 +1,4 @@
-// POP's side of a split run's work items (checker/explore/split.hpp): an
+// POP's side of a split run's work items (checker/explore/split/work_split.hpp): an
 // exploration that starts at a prefix with a sleep set, watches its prefix
 // for races that call for guarded items, and restarts on its own storage.
 #include <algorithm>

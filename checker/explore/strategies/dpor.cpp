@@ -1,45 +1,64 @@
-// optimal: optimal DPOR with wakeup trees and sleep sets (Abdulla et al.,
-// JACM 2017, Alg. 2), the default strategy until POP (strategies/pop.cpp)
-// took the name dpor; kept as a second optimal explorer to compare with.
-// Differences from dpor: a reversal whose wait turns out blocked runs on
-// into a covered trace (counted sleep-blocked) instead of being given up,
-// its memory grows with its wakeup trees, and it has no data choices. The
-// algorithm itself lives in checker/explore/dpor/optimal.hpp.
-#include "checker/explore/dpor/optimal.hpp"
+#include "checker/explore/strategies/dpor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "checker/engine/errors.hpp"
+#include "checker/engine/execution.hpp"
 #include "checker/explore/run.hpp"
 
 namespace heddle {
+
+void DporStrategy::start(const WorkSplit& split, std::size_t k) {
+  const WorkItem& it = split.items[k];
+  core_->reset();
+  core_->start_at(it.prefix, it.sleep, it.wakers, split.agents, split.objects);
+  for (const auto& w : it.watches) core_->watch(w.at, w.asleep);
+}
+
+bool DporStrategy::begin_execution() {
+  choices_.begin_execution();
+  while (!core_->begin()) {  // every trace of this assignment explored
+    if (!choices_.advance()) return false;
+    retire_core();
+  }
+  return true;
+}
+
+std::uint32_t DporStrategy::choose(std::uint32_t n, const Execution& ex) {
+  if (item_)
+    throw UsageError(
+        "--jobs and --shard do not support data choices (heddle::choose) yet: run this kernel "
+        "without them");
+  const Agent* self = ex.self();
+  return choices_.value(self ? index(core_->canonical(ex, self->id)) : dpor::DataChoices::kSetup,
+                        n);
+}
+
+StrategyStats DporStrategy::stats() const {
+  return {sleep_blocked_ + core_->stats().sleep_blocked,
+          std::max(peak_bytes_, core_->stats().peak_state_bytes)};
+}
+
+std::vector<std::string> DporStrategy::notes() const {
+  if (!choices_.any()) return {};
+  return {fmt::format("dpor: data choices explored by value: {} assignments, each explored "
+                      "exhaustively",
+                      choices_.assignments())};
+}
+
+void DporStrategy::retire_core() {
+  sleep_blocked_ += core_->stats().sleep_blocked;
+  peak_bytes_ = std::max(peak_bytes_, core_->stats().peak_state_bytes);
+  core_ = std::make_unique<dpor::PopDpor>();
+}
+
 namespace {
-
-class Dpor final : public Strategy {
- public:
-  std::string name() const override { return "optimal"; }
-  bool begin_execution() override { return core_.begin(); }
-  AgentId pick(const Choice& c) override { return core_.next(c); }
-  std::uint32_t choose(std::uint32_t, const Execution&) override {
-    // A data choice would be one more kind of branching point whose
-    // alternatives are mutually dependent; not implemented yet.
-    throw ModelError(
-        "heddle::choose is not supported by the optimal strategy: run this kernel with "
-        "--strategy dfs");
-  }
-  void end_execution(const Execution& ex) override {
-    if (!stopping_) core_.end(ex);
-  }
-  void stopping() override { stopping_ = true; }
-  bool exhaustive() const override { return core_.done(); }
-  StrategyStats stats() const override { return {core_.stats().sleep_blocked}; }
-
- private:
-  dpor::OptimalDpor core_;
-  bool stopping_ = false;  // the run ends after this execution: no race analysis
-};
-
-const bool dpor_registered = [] {
-  register_strategy("optimal", [](const RunConfig&) { return std::make_unique<Dpor>(); });
+const bool registered = [] {
+  register_strategy("dpor", [](const RunConfig&) { return std::make_unique<DporStrategy>(); });
   return true;
 }();
-
 }  // namespace
+
 }  // namespace heddle

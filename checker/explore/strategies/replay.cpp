@@ -4,6 +4,7 @@
 #include "checker/engine/errors.hpp"
 #include "checker/engine/execution.hpp"
 #include "checker/explore/run.hpp"
+#include "checker/explore/step_match.hpp"
 
 namespace heddle {
 namespace {
@@ -24,7 +25,7 @@ class Replay final : public Strategy {
       if (a->name == want.agent) found = a.get();
     if (found == nullptr) diverge(want, fmt::format("no agent named {}", want.agent));
     const PendingOp& op = found->pending();
-    std::string have = ex.describe(op.name, op.object, op.has_object);
+    std::string have = pending_text(ex, *found);
     if (found->finished) diverge(want, fmt::format("{} has finished", want.agent));
     if (have != want.op)
       diverge(want, fmt::format("{} {} at {}", want.agent, have, where(op.loc)));
@@ -36,8 +37,7 @@ class Replay final : public Strategy {
 
   std::uint32_t choose(std::uint32_t n, const Execution&) override {
     const ScheduleStep& want = expect(true);
-    if (want.range != n || want.value >= n)
-      diverge(want, fmt::format("a choice among {} values", n));
+    if (!takes_choice(want, n)) diverge(want, fmt::format("a choice among {} values", n));
     ++pos_;
     return want.value;
   }

@@ -32,7 +32,7 @@
 // So minimal means: the fewest steps of any schedule we can reach that
 // shows the bug, and among those the fewest preemptions; the brute force
 // in test/search/minimize_test.cpp checks both on small models.
-#include "checker/explore/minimize.hpp"
+#include "checker/explore/cex/minimize.hpp"
 
 #include <fmt/format.h>
 
@@ -43,8 +43,8 @@
 
 #include "checker/engine/runaway.hpp"
 #include "checker/explore/dpor/event.hpp"
-#include "checker/explore/follow.hpp"
-#include "checker/explore/shrink.hpp"
+#include "checker/explore/cex/follow.hpp"
+#include "checker/explore/cex/shrink.hpp"
 
 namespace heddle {
 namespace {

@@ -1,8 +1,9 @@
-#include "checker/explore/item_workers.hpp"
+#include "checker/explore/split/item_workers.hpp"
 
 #include <thread>
 
 #include "checker/engine/errors.hpp"
+#include "checker/explore/strategies/dpor.hpp"
 
 namespace heddle {
 
@@ -57,7 +58,7 @@ bool range_finished(ItemPass& sh, std::size_t pos) {
 }
 
 // Explores entry `pos` of mine (a guarded one only when called for).
-void work_item(ItemPass& sh, std::size_t pos, StackPool& pool, std::unique_ptr<Strategy>& strategy) {
+void work_item(ItemPass& sh, std::size_t pos, StackPool& pool, std::unique_ptr<DporStrategy>& strategy) {
   LoopState& st = sh.states[pos];
   if (sh.config.max_executions) st.executions = &sh.executions;
   if (sh.split.items[sh.mine[pos]].guard && !called_for(sh, pos)) {
@@ -67,9 +68,9 @@ void work_item(ItemPass& sh, std::size_t pos, StackPool& pool, std::unique_ptr<S
     return;
   }
   if (strategy)
-    restart_item_strategy(*strategy, sh.split, sh.mine[pos]);
+    strategy->start(sh.split, sh.mine[pos]);
   else
-    strategy = make_item_strategy(sh.split, sh.mine[pos]);
+    strategy = std::make_unique<DporStrategy>(sh.split, sh.mine[pos]);
   auto stop = [&]() -> std::string {
     if (pos > sh.cut.load()) return "cut";  // an earlier item has the run's bug
     return budget_spent(sh.config, sh.executions.load(std::memory_order_relaxed), sh.start);
@@ -81,14 +82,14 @@ void work_item(ItemPass& sh, std::size_t pos, StackPool& pool, std::unique_ptr<S
     }
     sh.done_cv.notify_all();
   }
-  finish(sh, pos, item_calls(*strategy));
+  finish(sh, pos, strategy->calls());
 }
 
 // Takes items in order and explores each, until none is left. A guarded
 // item whose range is still running waits at the end instead, so that a
 // worker does not idle while another finishes the items it depends on.
 void work_items(ItemPass& sh, StackPool& pool) {
-  std::unique_ptr<Strategy> strategy;  // one per worker, restarted for each item
+  std::unique_ptr<DporStrategy> strategy;  // one per worker, restarted for each item
   for (;;) {
     const std::size_t pos = sh.next.fetch_add(1);
     if (pos >= sh.mine.size() || pos > sh.cut.load()) break;

@@ -9,8 +9,8 @@
 #include "checker/engine/execution.hpp"
 #include "checker/registry.hpp"
 #include "checker/engine/schedule.hpp"
-#include "checker/explore/bug_trace.hpp"
-#include "checker/explore/follow.hpp"
+#include "checker/explore/cex/bug_trace.hpp"
+#include "checker/explore/cex/follow.hpp"
 
 namespace heddle {
 

@@ -1,4 +1,4 @@
-#include "checker/explore/bug_trace.hpp"
+#include "checker/explore/cex/bug_trace.hpp"
 
 namespace heddle {
 

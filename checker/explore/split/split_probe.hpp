@@ -1,4 +1,4 @@
-// The split's probes (checker/explore/split.hpp): a node of the expanded
+// The split's probes (checker/explore/split/work_split.hpp): a node of the expanded
 // tree runs its prefix once, then samples one continuation past it that
 // never runs a sleeping event and runs a waking step first. What the probe
 // saw orders and weighs the node's children.
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "checker/explore/run.hpp"
-#include "checker/explore/work_item.hpp"
+#include "checker/explore/split/work_item.hpp"
 
 namespace heddle::splitting {
 using dpor::EventInfo;

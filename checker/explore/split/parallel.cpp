@@ -1,4 +1,4 @@
-// Split runs: dpor's work items (checker/explore/split.hpp) on worker
+// Split runs: dpor's work items (checker/explore/split/work_split.hpp) on worker
 // threads (item_workers.hpp), and results put together in item order, so
 // that they do not depend on the number of threads: the executions of
 // every item up to the first one with a bug (or of all items), and that
@@ -13,10 +13,10 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/explore/dpor/pop_trace.hpp"
-#include "checker/explore/item_workers.hpp"
+#include "checker/explore/split/item_workers.hpp"
 #include "checker/explore/loop.hpp"
-#include "checker/explore/split.hpp"
-#include "checker/explore/trial.hpp"
+#include "checker/explore/split/work_split.hpp"
+#include "checker/explore/split/trial.hpp"
 
 namespace heddle {
 namespace {
@@ -203,7 +203,7 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   }
   // With a second core, the plain exploration runs beside the split; with
   // one job, in step with it, a little ahead (the same decision,
-  // checker/explore/trial.hpp). Once it has ended, the split gives up as
+  // checker/explore/split/trial.hpp). Once it has ended, the split gives up as
   // soon as its probes have run more steps.
   Trial trial(kernel, params, config, run_limits(config, start), start, locked);
   const bool trial_beside = config.split_trial && jobs > 1;

@@ -1,4 +1,4 @@
-// What a split (checker/explore/split.hpp) hands its explorers: work
+// What a split (checker/explore/split/work_split.hpp) hands its explorers: work
 // items, each a region of the dpor exploration tree, and the canonical ids
 // their prefixes and sleep sets are written in.
 #pragma once

@@ -1,11 +1,12 @@
-#include "checker/explore/shrink.hpp"
+#include "checker/explore/cex/shrink.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include "checker/engine/errors.hpp"
-#include "checker/explore/follow.hpp"
+#include "checker/explore/cex/follow.hpp"
 #include "checker/explore/run.hpp"
+#include "checker/explore/step_match.hpp"
 
 namespace heddle {
 namespace {
@@ -16,15 +17,10 @@ struct CannotFollow {};
 
 // Follows step groups (a scheduling step, then its data choices) by agent
 // name and operation, in list order, skipping over groups not yet runnable.
-class Loose final : public Strategy {
+class Loose final : public StepFollower {
  public:
   Loose(std::vector<ScheduleStep> setup, std::vector<std::vector<ScheduleStep>> groups)
       : choices_(std::move(setup)), groups_(std::move(groups)), used_(groups_.size(), 0) {}
-  std::string name() const override { return "replay"; }
-  bool begin_execution() override { return true; }
-  bool exhaustive() const override { return false; }
-  void end_execution(const Execution&) override {}
-
   AgentId pick(const Choice& c) override {
     const auto& agents = c.execution.agents();
     for (std::size_t g = 0; g < groups_.size(); ++g) {
@@ -32,21 +28,11 @@ class Loose final : public Strategy {
       const ScheduleStep& want = groups_[g].front();
       for (AgentId id : c.enabled) {
         const Agent& a = *agents[index(id)];
-        const PendingOp& op = a.pending();
-        if (a.name != want.agent ||
-            c.execution.describe(op.name, op.object, op.has_object) != want.op)
-          continue;
+        if (!matches_step(c.execution, a, want)) continue;
         used_[g] = 1;
         choices_.assign(groups_[g].begin() + 1, groups_[g].end());
         next_choice_ = 0;
-        // A preemption: a thread is picked while the last thread that ran
-        // is still enabled (as follow() counts them).
-        if (a.kind == Agent::Kind::thread) {
-          if (last_ && *last_ != id &&
-              std::find(c.enabled.begin(), c.enabled.end(), *last_) != c.enabled.end())
-            ++preemptions_;
-          last_ = id;
-        }
+        picked(c, a);  // (preemptions counted as follow() counts them)
         return id;
       }
     }
@@ -54,23 +40,19 @@ class Loose final : public Strategy {
   }
 
   std::uint32_t choose(std::uint32_t n, const Execution&) override {
-    if (next_choice_ < choices_.size() && choices_[next_choice_].range == n &&
-        choices_[next_choice_].value < n)
+    if (next_choice_ < choices_.size() && takes_choice(choices_[next_choice_], n))
       return choices_[next_choice_++].value;
     diverged_ = true;
     return 0;
   }
 
   bool diverged() const { return diverged_; }
-  std::uint32_t preemptions() const { return preemptions_; }
 
  private:
   std::vector<ScheduleStep> choices_;  // the data choices of the group picked last
   std::size_t next_choice_ = 0;
   std::vector<std::vector<ScheduleStep>> groups_;
   std::vector<char> used_;
-  std::optional<AgentId> last_;
-  std::uint32_t preemptions_ = 0;
   bool diverged_ = false;
 };
 

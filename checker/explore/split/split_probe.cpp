@@ -1,5 +1,5 @@
 // The split's probes (split_probe.hpp).
-#include "checker/explore/split_probe.hpp"
+#include "checker/explore/split/split_probe.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "checker/explore/split.hpp"
+#include "checker/explore/split/work_split.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "checker/explore/dpor/pop_trace.hpp"
-#include "checker/explore/split_probe.hpp"
+#include "checker/explore/split/split_probe.hpp"
 
 namespace heddle {
 namespace {

@@ -35,7 +35,7 @@
 // full split's `group`s). Three targets matter:
 // - kDecideTarget: a kernel whose plain exploration takes fewer steps than
 //   the probes of the first kDecideTarget items is not split
-//   (checker/explore/trial.hpp);
+//   (checker/explore/split/trial.hpp);
 // - jobs_target(N): `--jobs N` explores that many items, not more, since
 //   each item costs a little (its probes, its first execution, its replayed
 //   prefix) and N threads need only a few times N items;
@@ -54,7 +54,7 @@
 #include <vector>
 
 #include "checker/explore/run.hpp"
-#include "checker/explore/work_item.hpp"
+#include "checker/explore/split/work_item.hpp"
 
 namespace heddle {
 
@@ -98,24 +98,12 @@ class Splitter {
   std::unique_ptr<State> s_;
 };
 
-/// The split of one item, the root: the whole exploration (checker/explore/trial.hpp).
+/// The split of one item, the root: the whole exploration (checker/explore/split/trial.hpp).
 WorkSplit whole_split();
 
 /// The items shard `shard` of `shards` explores, in item order: the items
 /// dealt by weight, heaviest first, to shards 0..N-1, then N-1..0, and so on.
 std::vector<std::size_t> shard_items(const WorkSplit& split, std::uint32_t shard,
                                      std::uint32_t shards);
-
-/// The dpor strategy that explores `split.items[k]` only.
-std::unique_ptr<Strategy> make_item_strategy(const WorkSplit& split, std::size_t k);
-/// The dpor strategy that explores `item` only, with `split`'s canonical ids.
-std::unique_ptr<Strategy> make_item_strategy(const WorkSplit& split, const WorkItem& item);
-/// Makes `strategy` (make_item_strategy's) explore `split.items[k]` next,
-/// reusing the storage the last item grew.
-void restart_item_strategy(Strategy& strategy, const WorkSplit& split, std::size_t k);
-/// The prefix positions whose guarded items the races of a work item's
-/// strategy (make_item_strategy) called for (sorted).
-std::vector<std::uint32_t> item_calls(const Strategy& item);
-
 
 }  // namespace heddle

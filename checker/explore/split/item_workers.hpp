@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "checker/explore/loop.hpp"
-#include "checker/explore/split.hpp"
+#include "checker/explore/split/work_split.hpp"
 
 namespace heddle {
 

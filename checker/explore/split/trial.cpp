@@ -1,4 +1,4 @@
-#include "checker/explore/trial.hpp"
+#include "checker/explore/split/trial.hpp"
 
 #include <chrono>
 

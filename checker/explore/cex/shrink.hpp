@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "checker/explore/bug_trace.hpp"
+#include "checker/explore/cex/bug_trace.hpp"
 #include "checker/registry.hpp"
 
 namespace heddle {

@@ -1,4 +1,4 @@
-#include "checker/explore/follow.hpp"
+#include "checker/explore/cex/follow.hpp"
 
 #include <algorithm>
 #include <set>
@@ -6,6 +6,7 @@
 
 #include "checker/engine/errors.hpp"
 #include "checker/explore/run.hpp"
+#include "checker/explore/step_match.hpp"
 
 namespace heddle {
 namespace {
@@ -19,58 +20,41 @@ struct FollowDiverged {};
 // Follows a step list by agent name and operation. A divergence inside a
 // fiber (a data choice) cannot throw through the model's code, so it is
 // recorded and checked afterwards.
-class Follower final : public Strategy {
+class Follower final : public StepFollower {
  public:
   explicit Follower(const std::vector<ScheduleStep>& steps) : steps_(steps) {}
-  std::string name() const override { return "replay"; }
-  bool begin_execution() override { return true; }
-  bool exhaustive() const override { return false; }
-  void end_execution(const Execution&) override {}
 
   AgentId pick(const Choice& c) override {
     const auto& agents = c.execution.agents();
     if (pos_ == steps_.size()) {
       for (AgentId id : c.enabled) {
         const Agent& a = *agents[index(id)];
-        const PendingOp& op = a.pending();
         enabled_.push_back(a.name);
-        pending_.push_back(ScheduleStep{a.name, c.execution.describe(op.name, op.object,
-                                                                     op.has_object),
-                                        where(op.loc)});
-        footprints_.push_back(op.footprint);
+        pending_.push_back(
+            ScheduleStep{a.name, pending_text(c.execution, a), where(a.pending().loc)});
+        footprints_.push_back(a.pending().footprint);
       }
       throw StopFollowing{};
     }
     const ScheduleStep& want = steps_[pos_];
     if (want.is_choice()) throw FollowDiverged{};
-    auto it = std::find_if(c.enabled.begin(), c.enabled.end(),
-                           [&](AgentId id) { return agents[index(id)]->name == want.agent; });
+    auto it = std::find_if(c.enabled.begin(), c.enabled.end(), [&](AgentId id) {
+      return matches_step(c.execution, *agents[index(id)], want);
+    });
     if (it == c.enabled.end()) throw FollowDiverged{};
-    const PendingOp& op = agents[index(*it)]->pending();
-    if (c.execution.describe(op.name, op.object, op.has_object) != want.op) throw FollowDiverged{};
-    // A preemption: a thread is picked while the last thread that ran is
-    // still enabled. Async steps (a phase completing) are transparent.
-    if (agents[index(*it)]->kind == Agent::Kind::thread) {
-      if (last_ && *last_ != *it &&
-          std::find(c.enabled.begin(), c.enabled.end(), *last_) != c.enabled.end())
-        ++preemptions_;
-      last_ = *it;
-    }
+    picked(c, *agents[index(*it)]);
     ++pos_;
     return *it;
   }
 
   std::uint32_t choose(std::uint32_t n, const Execution&) override {
-    if (pos_ < steps_.size() && steps_[pos_].is_choice() && steps_[pos_].range == n &&
-        steps_[pos_].value < n)
-      return steps_[pos_++].value;
+    if (pos_ < steps_.size() && takes_choice(steps_[pos_], n)) return steps_[pos_++].value;
     diverged_ = true;
     return 0;
   }
 
   bool diverged() const { return diverged_; }
   std::size_t pos() const { return pos_; }
-  std::uint32_t preemptions() const { return preemptions_; }
   std::vector<std::string>& enabled() { return enabled_; }
   std::vector<ScheduleStep>& pending() { return pending_; }
   std::vector<Footprint>& footprints() { return footprints_; }
@@ -78,8 +62,6 @@ class Follower final : public Strategy {
  private:
   const std::vector<ScheduleStep>& steps_;
   std::size_t pos_ = 0;
-  std::optional<AgentId> last_;  // the last thread that ran
-  std::uint32_t preemptions_ = 0;
   std::vector<std::string> enabled_;
   std::vector<ScheduleStep> pending_;
   std::vector<Footprint> footprints_;
