@@ -271,7 +271,7 @@ int run_kernel(RunConfig config, RunArgs args) {
   // count on slots of their own, and one of them draws when a line is due.
   ThreadCount executions;
   config.observer_thread_safe = true;
-  auto observe = [&](const Execution& ex, Ending) {
+  auto observe = [&](const ExecutionRecord& ex, Ending) {
     executions.add();
     progress.update([&] {
       now.executions = executions.total();

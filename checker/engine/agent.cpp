@@ -1,11 +1,14 @@
 #include "checker/engine/agent.hpp"
 
+#include "checker/engine/fiber.hpp"
 #include "checker/engine/guarded.hpp"
 
 namespace heddle {
 
 ThreadAgent::ThreadAgent(AgentId id_, std::string name_, std::function<void()> body_)
     : Agent(Kind::thread, id_, std::move(name_)), body(std::move(body_)) {}
+
+ThreadAgent::~ThreadAgent() = default;
 
 void ThreadAgent::reset(AgentId id_, std::string_view name_, std::function<void()>&& body_) {
   name.assign(name_);  // into the recycled agent's storage

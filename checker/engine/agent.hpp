@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "checker/engine/clock.hpp"
-#include "checker/engine/fiber.hpp"
 #include "checker/engine/op.hpp"
 #include "checker/engine/sync.hpp"
 
 namespace heddle {
 
 class Execution;
+class Fiber;  // checker/engine/fiber.hpp: only the controller runs one
 
 /// One phase of an async agent: runs in the controller when scheduled.
 struct Phase {
@@ -52,6 +52,7 @@ struct Agent {
 /// executions instead of freeing them; reset() makes one as new.
 struct ThreadAgent final : Agent {
   ThreadAgent(AgentId id_, std::string name_, std::function<void()> body_);
+  ~ThreadAgent() override;  // (agent.cpp, where a Fiber is complete)
   bool enabled() const override { return !finished && has_pending && op.enabled(); }
   const PendingOp& pending() const override { return op; }
   /// Makes a recycled agent a fresh, unstarted thread `name_` running `body_`;

@@ -41,15 +41,6 @@ void Execution::no_current_execution() {
   std::_Exit(1);
 }
 
-std::vector<std::pair<std::string, std::string>> Execution::object_states() const {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [id, d] : described_) {
-    std::string words = d->describe();
-    if (!words.empty()) out.emplace_back(object_name(id), std::move(words));
-  }
-  return out;
-}
-
 ObjectId Execution::add_object(std::string_view name) {
   object_creators_.push_back(now_.running != nullptr ? index(now_.running->id) : kNoCreator);
   return ObjectId{setup_names_.add_object(name)};
@@ -97,22 +88,6 @@ std::uint32_t Execution::choose(std::uint32_t n) {
   auto v = n == 1 ? 0u : now_.strategy->choose(n, *this);
   choices_.push_back(DataChoice{now_.step, v, n});
   return v;
-}
-
-std::string Execution::final_state() const {
-  std::map<std::string, std::string> sorted(observed_.begin(), observed_.end());
-  std::string out;
-  for (auto& [k, v] : sorted) out += fmt::format("{}={}\n", k, v);
-  return out;
-}
-
-std::string Execution::describe(const char* op, ObjectId object, bool has_object) const {
-  if (!has_object) return op;
-  // "name words" (an operation with an argument): "name(object) words".
-  std::string_view name(op), words;
-  if (auto space = name.find(' '); space != std::string_view::npos)
-    words = name.substr(space), name = name.substr(0, space);
-  return fmt::format("{}({}){}", name, object_name(object), words);
 }
 
 std::vector<AgentId> Execution::enabled_agents() const {

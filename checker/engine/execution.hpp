@@ -1,4 +1,6 @@
-// One execution of a kernel model: its agents, objects, trace and bug.
+// One execution of a kernel model, the controller: it runs the agents'
+// fibers under a strategy and fills in its ExecutionRecord (the agents,
+// trace and bug that strategies, DPOR and reports read).
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -16,7 +18,9 @@
 #include "checker/engine/arena.hpp"
 #include "checker/engine/bug.hpp"
 #include "checker/engine/describe.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/engine/execution_types.hpp"
+#include "checker/engine/fiber.hpp"
 #include "checker/engine/setup_names.hpp"
 #include "checker/engine/sync.hpp"
 
@@ -30,7 +34,7 @@ namespace detail {
 inline thread_local Execution* current_execution = nullptr;
 }  // namespace detail
 
-class Execution {
+class Execution : public ExecutionRecord {
  public:
   Execution(ExecutionLimits limits, StackPool& pool);
   ~Execution();
@@ -64,18 +68,9 @@ class Execution {
   void set_wait_hint(AgentId copy, WaitHint hint);
   /// Registers a named object (sync object or region) and returns its id.
   ObjectId add_object(std::string_view name);
-  const std::string& object_name(ObjectId id) const { return setup_names_[index(id)]; }
   /// Registers object `id`'s state words (replay --steps); `d` lives as long
   /// as the execution (objects made with make() do).
   void add_described(ObjectId id, const Describable* d) { described_.emplace_back(id, d); }
-  /// Every described object's state now: (object name, words), in
-  /// registration order; objects with nothing to say are left out.
-  std::vector<std::pair<std::string, std::string>> object_states() const;
-  /// Number of objects registered so far.
-  std::size_t object_count() const noexcept { return setup_names_.size(); }
-  /// The agent that registered object `id` (kNoCreator: setup or exit checks).
-  std::uint32_t object_creator(ObjectId id) const { return object_creators_[index(id)]; }
-  static constexpr std::uint32_t kNoCreator = 0xffffffffu;
   /// Allocates a T owned by this execution (models keep references to it),
   /// in the execution's arena; it is destroyed when the execution ends.
   template <class T, class... A>
@@ -109,9 +104,6 @@ class Execution {
       t.fiber->hand_to(*next);  // inline too: see Fiber::suspend
     // Resumed, or picked again: the caller now performs the operation.
   }
-  /// The agent running now (nullptr during setup and exit checks).
-  Agent* self() noexcept { return now_.running; }
-  const Agent* self() const noexcept { return now_.running; }
   /// Joins `s` into the current agent (acquire).
   void acquire(const SyncClock& s);
   /// Joins the current agent into `s` (release).
@@ -141,11 +133,9 @@ class Execution {
   /// Adds a line the run report prints once (e.g. "exploration restricted by
   /// dma_order=eager"); repeated notes are printed once.
   void note(std::string text);
-  const std::vector<std::string>& notes() const noexcept { return notes_; }
   /// Notes `text` and marks the run restricted: an option of the model leaves
   /// some executions unexplored, so no verdict may say "exhaustive".
   void restrict_exploration(std::string text);
-  const std::vector<std::string>& restrictions() const noexcept { return restrictions_; }
   /// Records one entry of the final state (compared across executions).
   void observe(std::string key, std::string value);
   /// Replaces the footprint of the step running now, once the operation
@@ -165,38 +155,12 @@ class Execution {
   bool step_announced(const Access& a) const;
   /// A data choice in [0, n), taken from the strategy.
   std::uint32_t choose(std::uint32_t n);
-  /// The 1-based step running now (0 before the first step).
-  std::uint32_t step() const noexcept { return now_.step; }
-  bool failed() const noexcept { return bug_.has_value(); }
   /// An assume() failed: the execution is discarded once nothing can run.
   void fail_assumption() noexcept { now_.assumption_failed = true; }
-  bool assumption_failed() const noexcept { return now_.assumption_failed; }
-  /// A number no other execution of this process has: objects keep it to
-  /// tell a reference kept from an earlier execution.
-  std::uint64_t serial() const noexcept { return serial_; }
 
   // ---- controller-facing ----
   /// Runs the execution to its end under `strategy`.
   Ending run(Strategy& strategy);
-  const std::vector<Event>& trace() const noexcept { return trace_; }
-  /// At a pick: true when no pending operation has a blocking condition,
-  /// so every unfinished agent is enabled (the last scan asked none).
-  bool blocks_none() const noexcept { return !now_.scan_ask; }
-  /// At a pick: true when agent `a` has an operation pending without a
-  /// blocking condition, so it is enabled (false: look in the enabled set).
-  bool surely_enabled(AgentId a) const noexcept {
-    return index(a) < ready_.size() && ready_[index(a)] == kReady;
-  }
-  const std::vector<DataChoice>& choices() const noexcept { return choices_; }
-  const std::vector<std::unique_ptr<Agent>>& agents() const noexcept { return agents_; }
-  const std::optional<BugReport>& bug() const noexcept { return bug_; }
-  /// Whether a bug of kind `v` was met: the first (bug()) or one after it,
-  /// when the execution ran on past its first bug (see now_.met).
-  bool met(Verdict v) const noexcept { return (now_.met >> static_cast<unsigned>(v)) & 1u; }
-  /// The final state as "key=value" lines in key order.
-  std::string final_state() const;
-  /// Text naming an operation: "name(object)" or "name".
-  std::string describe(const char* op, ObjectId object, bool has_object) const;
   /// Installs the strategy used for data choices outside run() (setup).
   void set_strategy(Strategy* s) noexcept { now_.strategy = s; }
   /// Runs the model's setup on a guarded fiber (watchdog, faults, exit());
@@ -342,51 +306,15 @@ class Execution {
   ExecutionLimits limits_;
   StackPool& pool_;
   Arena* arena_ = nullptr;  // model objects (make); recycled between executions
-  // Per agent, what the run loop's scan needs without touching the agent:
-  // kIdle (finished, or no operation pending), kReady (an operation without
-  // a blocking condition is pending), kAsk (ask Agent::enabled()).
-  enum : std::uint8_t { kIdle, kReady, kAsk };
-  // Where a run stands: every scalar a renewed execution starts afresh
-  // (renew() assigns a new one; a member added here needs no reset).
-  struct Now {  // (widest members first: no padding between them)
-    Strategy* strategy = nullptr;
-    Agent* running = nullptr;
-    ThreadAgent* fast = nullptr;  // the thread of the fast step under way (run())
-    const char* host_work = nullptr;  // setup or exit-check work running now, for on_model_exit
-    std::size_t started = 0;  // agents_ below this index have been started
-    // What the last scan saw (scan_enabled's shortcut): ready_'s size then
-    // (SIZE_MAX: none yet this run), whether any agent was kAsk, and the
-    // agent picked since.
-    std::size_t scan_size = SIZE_MAX;
-    std::size_t last_ran = 0;
-    bool scan_ask = false;
-    std::uint32_t step = 0;
-    // A pick made by pick_here for run() to carry out (has_picked), or
-    // the exception the strategy threw there (pick_error_).
-    AgentId picked{};
-    bool has_picked = false;
-    // Bit v: a bug of kind v was met, first or later. Only the first is
-    // reported, but which of two bugs met by independent steps comes first
-    // differs between the orders of one Mazurkiewicz trace, and DPOR runs
-    // one order per trace (JACM 2017, Sec. 2): the kinds met are the trace's.
-    std::uint8_t met = 0;
-    bool assumption_failed = false;
-  };
-  Now now_;
   std::exception_ptr pick_error_;  // (apart from Now, which stays trivial to assign)
-  std::vector<std::unique_ptr<Agent>> agents_;
-  std::vector<std::uint8_t> ready_;
   std::vector<AgentId> enabled_;  // the last scan's enabled agents
   // Hash of each agent's name (name_taken's filter); kept for a renewed
   // execution's agents of the same place and name.
   std::vector<std::size_t> name_hash_;
-  SetupNames setup_names_;  // the objects' names, kept when renewed
   // Per place in agents_, the thread agent there when this execution was
   // renewed, with its idle fiber: the renewed one's spawn at that place takes it.
   std::vector<std::unique_ptr<ThreadAgent>> kept_threads_;
   std::unique_ptr<Fiber> host_fiber_;  // run_host's idle fiber, kept when renewed
-  std::vector<std::uint32_t> object_creators_;  // per object: creating agent's index, or kNoCreator
-  std::vector<std::pair<ObjectId, const Describable*>> described_;  // see add_described
   // An object made by make(): destroyed, in creation order, when the
   // execution ends; its memory belongs to arena_.
   struct Owned {
@@ -421,15 +349,8 @@ class Execution {
     std::source_location loc;  // where it was registered
   };
   std::vector<ExitCheck> exit_checks_;
-  std::vector<std::pair<std::string, std::string>> observed_;
-  std::vector<std::string> notes_;
-  std::vector<std::string> restrictions_;
-  std::vector<Event> trace_;
-  std::vector<DataChoice> choices_;
-  std::optional<BugReport> bug_;
   HostAgent host_;  // the setup code's clocks (initial contents happen before all)
   Execution* previous_ = nullptr;
-  std::uint64_t serial_ = 0;
 };
 
 }  // namespace heddle

@@ -28,7 +28,7 @@ Touch touch(const Footprint& fp, ObjectId o) {
 // The first step of `copy` at or after position `from` that gives to `o`
 // (its completion there); the copy's pending operation counts as position
 // trace.size(). nullopt when it never does in what ran.
-std::optional<std::size_t> completes_on(const Execution& ex, const AsyncAgent& copy,
+std::optional<std::size_t> completes_on(const ExecutionRecord& ex, const AsyncAgent& copy,
                                         std::size_t from, ObjectId o) {
   const auto& trace = ex.trace();
   for (std::size_t k = from; k < trace.size(); ++k)
@@ -38,7 +38,7 @@ std::optional<std::size_t> completes_on(const Execution& ex, const AsyncAgent& c
 }
 
 // The objects the copy completes on from its racing step on, in order.
-std::vector<ObjectId> completion_objects(const Execution& ex, const AsyncAgent& copy,
+std::vector<ObjectId> completion_objects(const ExecutionRecord& ex, const AsyncAgent& copy,
                                          std::size_t from) {
   std::vector<ObjectId> out;
   auto add = [&](const Footprint& fp) {
@@ -55,7 +55,7 @@ std::vector<ObjectId> completion_objects(const Execution& ex, const AsyncAgent& 
 }
 
 // "X (step 3), Y (step 5)": who gave to `o` in (after, before), other than `thread`.
-std::string givers(const Execution& ex, ObjectId o, std::size_t after, std::size_t before,
+std::string givers(const ExecutionRecord& ex, ObjectId o, std::size_t after, std::size_t before,
                    AgentId thread) {
   std::string out;
   const auto& trace = ex.trace();
@@ -69,7 +69,7 @@ std::string givers(const Execution& ex, ObjectId o, std::size_t after, std::size
 
 }  // namespace
 
-std::string misled_wait_hint(const Execution& ex, const AsyncAgent& copy,
+std::string misled_wait_hint(const ExecutionRecord& ex, const AsyncAgent& copy,
                              const AccessRecord& copy_side, const AccessRecord& thread_side) {
   const auto& trace = ex.trace();
   const AgentId thread = thread_side.agent;

@@ -8,14 +8,14 @@
 
 namespace heddle {
 
-class Execution;
+class ExecutionRecord;
 struct AsyncAgent;
 
 /// When `thread`'s last step on an object that `copy` completes on (at or
 /// before the thread's access) was a wait that other agents' signals
 /// satisfied while `copy` had not completed there yet: the hint naming the
 /// wait, who satisfied it, and the copy still in flight; else "".
-std::string misled_wait_hint(const Execution& ex, const AsyncAgent& copy,
+std::string misled_wait_hint(const ExecutionRecord& ex, const AsyncAgent& copy,
                              const AccessRecord& copy_side, const AccessRecord& thread_side);
 
 }  // namespace heddle

@@ -15,7 +15,7 @@ std::array<std::string, 3>& fence_names() {
   return names;
 }
 
-const Agent& agent_of(const Execution& ex, AgentId id) { return *ex.agents()[index(id)]; }
+const Agent& agent_of(const ExecutionRecord& ex, AgentId id) { return *ex.agents()[index(id)]; }
 
 const AsyncAgent* as_copy(const Agent& a) {
   return a.kind == Agent::Kind::async ? static_cast<const AsyncAgent*>(&a) : nullptr;
@@ -39,7 +39,7 @@ std::string access_words(const AccessRecord& r, bool write) {
 
 // The first visible operation of agent `who` after step `step`: where the
 // synchronization that orders its earlier accesses starts.
-std::string next_operation(const Execution& ex, AgentId who, std::uint32_t step) {
+std::string next_operation(const ExecutionRecord& ex, AgentId who, std::uint32_t step) {
   const auto& trace = ex.trace();
   for (std::size_t i = step; i < trace.size(); ++i)
     if (trace[i].agent == who)
@@ -51,7 +51,7 @@ std::string next_operation(const Execution& ex, AgentId who, std::uint32_t step)
 
 // The generic access is ordered before the other-proxy one, but only for
 // the generic proxy: a proxy fence is missing (checker/DESIGN.md § Proxies and tensormaps).
-std::string fence_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
+std::string fence_hint(const ExecutionRecord& ex, const AccessRecord& prior, bool prior_write,
                        const AccessRecord& now) {
   const Agent& writer = agent_of(ex, prior.agent);
   const Agent& reader = agent_of(ex, now.agent);
@@ -77,7 +77,7 @@ std::string fence_hint(const Execution& ex, const AccessRecord& prior, bool prio
 }
 
 // One side is a copy its issuer (the other side) had not waited for.
-std::string wait_hint(const Execution& ex, const AsyncAgent& copy, const AccessRecord& copy_side,
+std::string wait_hint(const ExecutionRecord& ex, const AsyncAgent& copy, const AccessRecord& copy_side,
                       bool copy_writes, const AccessRecord& thread_side) {
   const Agent& issuer = agent_of(ex, copy.issuer);
   std::string how = copy.wait_hint ? copy.wait_hint(copy_writes, thread_side.time)
@@ -94,7 +94,7 @@ std::string wait_hint(const Execution& ex, const AsyncAgent& copy, const AccessR
 // issuer waits for the copy (in the model's words, e.g. wait_group.read for
 // a TMA store's source), then a barrier orders the other thread after that
 // wait (issue 50.19: "its completion must be signalled" named no one).
-std::string copy_release(const Execution& ex, const AsyncAgent& copy, bool copy_writes,
+std::string copy_release(const ExecutionRecord& ex, const AsyncAgent& copy, bool copy_writes,
                          const Agent& other) {
   const Agent& issuer = agent_of(ex, copy.issuer);
   const std::string how = copy.wait_hint ? copy.wait_hint(copy_writes, issuer.clock[issuer.id])
@@ -105,7 +105,7 @@ std::string copy_release(const Execution& ex, const AsyncAgent& copy, bool copy_
 }
 
 // Nothing orders the two accesses: a barrier or semaphore between them is missing.
-std::string sync_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
+std::string sync_hint(const ExecutionRecord& ex, const AccessRecord& prior, bool prior_write,
                       const AccessRecord& now) {
   const Agent& first = agent_of(ex, prior.agent);
   const Agent& second = agent_of(ex, now.agent);
@@ -134,7 +134,7 @@ std::string sync_hint(const Execution& ex, const AccessRecord& prior, bool prior
 // A thread raced with a copy another thread had issued before the access:
 // ordering the access before the issue is no fix (the issue came first);
 // the issuer's wait for the copy, then a barrier, is (issue 50.19).
-std::string in_flight_hint(const Execution& ex, const AccessRecord& prior, const AsyncAgent& copy,
+std::string in_flight_hint(const ExecutionRecord& ex, const AccessRecord& prior, const AsyncAgent& copy,
                            bool copy_writes) {
   const Agent& thread = agent_of(ex, prior.agent);
   return fmt::format("hint: a missing barrier or semaphore: {} was in flight (issued at {}, {}) "
@@ -161,7 +161,7 @@ std::string proxy_fence_name(Proxy p) {
   return n.empty() ? fmt::format("a proxy fence for the {} proxy", proxy_name(p)) : n;
 }
 
-std::string race_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
+std::string race_hint(const ExecutionRecord& ex, const AccessRecord& prior, bool prior_write,
                       const AccessRecord& now, bool now_write, bool clock_orders) {
   if (clock_orders && prior.proxy == Proxy::generic && now.proxy != Proxy::generic)
     return fence_hint(ex, prior, prior_write, now);

@@ -8,7 +8,7 @@
 
 namespace heddle {
 
-class Execution;
+class ExecutionRecord;
 
 /// Names the proxy fence that orders generic accesses before `p`-proxy ones,
 /// in the model's words (models call it once, e.g. "fence.proxy.async
@@ -21,7 +21,7 @@ std::string proxy_fence_name(Proxy p);
 /// agent's access) in execution `ex`: a missing proxy fence (the accesses are
 /// ordered, but not for `now`'s proxy: `clock_orders`), a missing wait for a
 /// copy still in flight, or missing synchronization (a barrier or semaphore).
-std::string race_hint(const Execution& ex, const AccessRecord& prior, bool prior_write,
+std::string race_hint(const ExecutionRecord& ex, const AccessRecord& prior, bool prior_write,
                       const AccessRecord& now, bool now_write, bool clock_orders);
 
 }  // namespace heddle

@@ -11,7 +11,7 @@
 
 #include "checker/engine/bounded_read.hpp"
 #include "checker/engine/errors.hpp"
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 
 namespace heddle {
 
@@ -20,7 +20,7 @@ std::uint32_t count_steps(const std::vector<ScheduleStep>& steps) {
       std::count_if(steps.begin(), steps.end(), [](auto& s) { return !s.is_choice(); }));
 }
 
-std::vector<ScheduleStep> schedule_steps(const Execution& ex) {
+std::vector<ScheduleStep> schedule_steps(const ExecutionRecord& ex) {
   std::vector<ScheduleStep> out;
   const auto& trace = ex.trace();
   const auto& choices = ex.choices();

@@ -10,7 +10,7 @@
 
 namespace heddle {
 
-class Execution;
+class ExecutionRecord;
 
 /// One step: which agent ran which operation (and where), or a data choice.
 struct ScheduleStep {
@@ -52,7 +52,7 @@ struct Schedule {
 };
 
 /// The schedule of an execution (steps and choices interleaved in order).
-std::vector<ScheduleStep> schedule_steps(const Execution& ex);
+std::vector<ScheduleStep> schedule_steps(const ExecutionRecord& ex);
 /// How many of `steps` are agent steps (data choices not counted).
 std::uint32_t count_steps(const std::vector<ScheduleStep>& steps);
 

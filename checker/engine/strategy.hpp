@@ -11,13 +11,13 @@
 
 namespace heddle {
 
-class Execution;
+class ExecutionRecord;
 
 /// What a strategy sees when it must pick the next agent.
 struct Choice {
   std::uint32_t step = 0;             // 1-based step about to run
   std::span<const AgentId> enabled;   // in agent-id order, never empty
-  const Execution& execution;         // agents, pending operations, trace so far
+  const ExecutionRecord& execution;   // agents, pending operations, trace so far
 };
 
 /// What pick() returns to give the running execution up: the controller
@@ -44,9 +44,9 @@ class Strategy {
   /// Picks one of `c.enabled`, or kAbandon to give the execution up.
   virtual AgentId pick(const Choice& c) = 0;
   /// Picks a data value in [0, n) for heddle::choose().
-  virtual std::uint32_t choose(std::uint32_t n, const Execution& ex) = 0;
+  virtual std::uint32_t choose(std::uint32_t n, const ExecutionRecord& ex) = 0;
   /// Called once the execution has ended, with its full trace.
-  virtual void end_execution(const Execution& ex) = 0;
+  virtual void end_execution(const ExecutionRecord& ex) = 0;
   /// The run stops after the execution now ending: its end_execution may
   /// skip what only later executions need (DPOR's race analysis).
   virtual void stopping() {}

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "checker/engine/execution.hpp"
 #include "checker/explore/loop.hpp"
 
 namespace heddle {

@@ -16,10 +16,10 @@ class ForwardingStrategy : public Strategy {
   std::string name() const override { return inner_->name(); }
   bool begin_execution() override { return inner_->begin_execution(); }
   AgentId pick(const Choice& c) override { return inner_->pick(c); }
-  std::uint32_t choose(std::uint32_t n, const Execution& ex) override {
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord& ex) override {
     return inner_->choose(n, ex);
   }
-  void end_execution(const Execution& ex) override { inner_->end_execution(ex); }
+  void end_execution(const ExecutionRecord& ex) override { inner_->end_execution(ex); }
   void stopping() override { inner_->stopping(); }
   bool exhaustive() const override { return inner_->exhaustive(); }
   std::string stopped_by() const override { return inner_->stopped_by(); }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "checker/engine/execution.hpp"
 #include "checker/engine/interrupt.hpp"
 
 namespace heddle {
@@ -24,7 +25,7 @@ std::string budget_spent(const RunConfig& config, std::uint64_t executions,
 namespace {
 // The replayable schedule of `ex`, which ended in a bug.
 Schedule bug_schedule(const Kernel& kernel, const Params& params, const RunConfig& config,
-                      const std::string& strategy, const Execution& ex,
+                      const std::string& strategy, const ExecutionRecord& ex,
                       std::optional<std::uint64_t> seed) {
   return Schedule{kernel.name,       params.values(),   strategy,
                   seed,              config.max_steps,  config.step_timeout,
@@ -33,7 +34,7 @@ Schedule bug_schedule(const Kernel& kernel, const Params& params, const RunConfi
 
 // Counts `ex`'s bug among the distinct ones, keeping a new one's schedule and trace.
 void note_distinct(const Kernel& kernel, const Params& params, const RunConfig& config,
-                   const std::string& strategy, const Execution& ex, LoopState& state) {
+                   const std::string& strategy, const ExecutionRecord& ex, LoopState& state) {
   auto& distinct = state.result.distinct;
   std::string key = distinct_key(*ex.bug());
   for (auto& d : distinct)
@@ -59,7 +60,7 @@ std::string distinct_key(const BugReport& bug) {
 }
 
 void keep_first_bug(const Kernel& kernel, const Params& params, const RunConfig& config,
-                    const std::string& strategy, const Execution& ex, RunResult& result) {
+                    const std::string& strategy, const ExecutionRecord& ex, RunResult& result) {
   result.bug = ex.bug();
   result.verdict = ex.bug()->kind;
   result.schedule = bug_schedule(kernel, params, config, strategy, ex, result.seed);

@@ -29,7 +29,7 @@ std::string budget_spent(const RunConfig& config, std::uint64_t executions,
 
 /// Records the run's first bug and its replayable schedule into `result`.
 void keep_first_bug(const Kernel& kernel, const Params& params, const RunConfig& config,
-                    const std::string& strategy, const Execution& ex, RunResult& result);
+                    const std::string& strategy, const ExecutionRecord& ex, RunResult& result);
 
 /// Runs executions of `strategy` until it is done or `stop()` names a reason.
 void run_loop(const Kernel& kernel, const Params& params, const RunConfig& config,

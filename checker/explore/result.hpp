@@ -94,6 +94,6 @@ inline void apply_restrictions(RunResult& r) {
 }
 
 /// Called after each execution (tests use it to collect final states).
-using ExecutionObserver = std::function<void(const Execution&, Ending)>;
+using ExecutionObserver = std::function<void(const ExecutionRecord&, Ending)>;
 
 }  // namespace heddle

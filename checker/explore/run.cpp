@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "checker/engine/execution.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/engine/user_site.hpp"
 

@@ -9,12 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/engine/schedule.hpp"
 #include "checker/engine/strategy.hpp"
 #include "checker/registry.hpp"
 
 namespace heddle {
+
+class Execution;  // checker/engine/execution.hpp
+class StackPool;  // checker/engine/fiber.hpp
 
 /// Wraps a run's strategy in a decorator (capture, metrics); see RunConfig::decorate.
 using StrategyDecorator = std::function<std::unique_ptr<Strategy>(std::unique_ptr<Strategy>)>;

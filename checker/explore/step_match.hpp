@@ -5,20 +5,20 @@
 #include <optional>
 #include <string>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/engine/schedule.hpp"
 #include "checker/engine/strategy.hpp"
 
 namespace heddle {
 
 /// The text a schedule stores for agent `a`'s pending operation: "name(object)".
-inline std::string pending_text(const Execution& ex, const Agent& a) {
+inline std::string pending_text(const ExecutionRecord& ex, const Agent& a) {
   const PendingOp& op = a.pending();
   return ex.describe(op.name, op.object, op.has_object);
 }
 
 /// True when scheduling step `want` names agent `a` and its pending operation.
-inline bool matches_step(const Execution& ex, const Agent& a, const ScheduleStep& want) {
+inline bool matches_step(const ExecutionRecord& ex, const Agent& a, const ScheduleStep& want) {
   return a.name == want.agent && pending_text(ex, a) == want.op;
 }
 
@@ -34,7 +34,7 @@ class StepFollower : public Strategy {
   std::string name() const override { return "replay"; }
   bool begin_execution() override { return true; }
   bool exhaustive() const override { return false; }
-  void end_execution(const Execution&) override {}
+  void end_execution(const ExecutionRecord&) override {}
   /// Thread switches away from a still-enabled thread among the picks so far.
   std::uint32_t preemptions() const noexcept { return preemptions_; }
 

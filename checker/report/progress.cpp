@@ -102,11 +102,11 @@ class EstimatingStrategy final : public ForwardingStrategy {
     estimate_.branch(static_cast<std::uint32_t>(c.enabled.size()));
     return ForwardingStrategy::pick(c);
   }
-  std::uint32_t choose(std::uint32_t n, const Execution& ex) override {
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord& ex) override {
     estimate_.branch(n);
     return ForwardingStrategy::choose(n, ex);
   }
-  void end_execution(const Execution& ex) override {
+  void end_execution(const ExecutionRecord& ex) override {
     estimate_.leaf();
     ForwardingStrategy::end_execution(ex);
   }

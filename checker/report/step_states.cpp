@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/explore/forwarding.hpp"
 
 namespace heddle {
@@ -24,14 +24,14 @@ class StepStatesStrategy final : public ForwardingStrategy {
     close_steps(c.execution);
     return ForwardingStrategy::pick(c);
   }
-  void end_execution(const Execution& ex) override {
+  void end_execution(const ExecutionRecord& ex) override {
     close_steps(ex);
     out_.text_ = text_;
     ForwardingStrategy::end_execution(ex);
   }
 
  private:
-  void close_steps(const Execution& ex) {
+  void close_steps(const ExecutionRecord& ex) {
     StepStates::State now = visible_state(ex);
     if (!started_) {
       started_ = true;
@@ -70,7 +70,7 @@ StrategyDecorator StepStates::decorator() {
 // A model may describe a copy's own progress under the copy's name (a bulk
 // op "reading"): that is the copy's line, not an object the user declared
 // (issue 50.7), so its words join the copy's.
-StepStates::State visible_state(const Execution& ex) {
+StepStates::State visible_state(const ExecutionRecord& ex) {
   StepStates::State s;
   for (auto& [name, words] : ex.object_states()) s[name] = std::move(words);
   for (const auto& a : ex.agents()) {

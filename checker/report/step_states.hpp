@@ -27,7 +27,7 @@ class StepStates {
 
 /// The state of `ex` now: every described object, and every async agent
 /// issued so far ("in flight, next: PHASE (k of n)" or "done").
-StepStates::State visible_state(const Execution& ex);
+StepStates::State visible_state(const ExecutionRecord& ex);
 
 /// The lines saying how `after` differs from `before` ("X: a -> b"), each
 /// indented by `indent`.

@@ -5,7 +5,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/explore/forwarding.hpp"
 
 namespace heddle {
@@ -33,14 +33,14 @@ class TimelineStrategy final : public ForwardingStrategy {
     last_ = id;
     return id;
   }
-  void end_execution(const Execution& ex) override {
+  void end_execution(const ExecutionRecord& ex) override {
     close_step(ex);
     capture_.timeline_ = build_timeline(ex, clocks_, capture_.kernel_, capture_.params_);
     ForwardingStrategy::end_execution(ex);
   }
 
  private:
-  void close_step(const Execution& ex) {
+  void close_step(const ExecutionRecord& ex) {
     if (last_) clocks_.after.push_back(ex.agents()[index(*last_)]->clock);
     last_.reset();
   }
@@ -69,7 +69,7 @@ namespace {
 /// global states of distributed systems", 1989, section 4).
 class CausalPast {
  public:
-  CausalPast(const Execution& ex, const TimelineCapture::Clocks& c, Timeline& t)
+  CausalPast(const ExecutionRecord& ex, const TimelineCapture::Clocks& c, Timeline& t)
       : ex_(ex), c_(c), t_(t), lanes_(ex.agents().size()) {
     for (const auto& s : t.steps) lanes_[s.agent].push_back(s.step);
     if (c.start.size() != t.steps.size() || c.after.size() != t.steps.size())
@@ -205,20 +205,20 @@ class CausalPast {
     t_.edges.push_back(e);
   }
 
-  const Execution& ex_;
+  const ExecutionRecord& ex_;
   const TimelineCapture::Clocks& c_;
   Timeline& t_;
   std::vector<std::vector<std::uint32_t>> lanes_;  // steps of each agent, in order
 };
 
-std::size_t agent_index(const Execution& ex, const std::string& name) {
+std::size_t agent_index(const ExecutionRecord& ex, const std::string& name) {
   for (std::size_t i = 0; i < ex.agents().size(); ++i)
     if (ex.agents()[i]->name == name) return i;
   throw std::logic_error("[heddle bug] a racing access names an unknown agent " + name);
 }
 }  // namespace
 
-Timeline build_timeline(const Execution& ex, const TimelineCapture::Clocks& clocks,
+Timeline build_timeline(const ExecutionRecord& ex, const TimelineCapture::Clocks& clocks,
                         const std::string& kernel, const std::map<std::string, std::string>& params) {
   Timeline t;
   t.kernel = kernel;

@@ -97,7 +97,7 @@ class TimelineCapture {
 };
 
 /// Builds the timeline of `ex` from the clocks captured while it ran.
-Timeline build_timeline(const Execution& ex, const TimelineCapture::Clocks& clocks,
+Timeline build_timeline(const ExecutionRecord& ex, const TimelineCapture::Clocks& clocks,
                         const std::string& kernel, const std::map<std::string, std::string>& params);
 
 /// How the SVG is drawn.

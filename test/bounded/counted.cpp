@@ -37,8 +37,8 @@ class Counting final : public Strategy {
     tally_.last = a;
     return a;
   }
-  std::uint32_t choose(std::uint32_t n, const Execution& ex) override { return inner_->choose(n, ex); }
-  void end_execution(const Execution& ex) override { inner_->end_execution(ex); }
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord& ex) override { return inner_->choose(n, ex); }
+  void end_execution(const ExecutionRecord& ex) override { inner_->end_execution(ex); }
   bool exhaustive() const override { return inner_->exhaustive(); }
   std::string stopped_by() const override { return inner_->stopped_by(); }
   StrategyStats stats() const override { return inner_->stats(); }
@@ -103,7 +103,7 @@ CountedRun counted_run(const std::string& kernel, const std::map<std::string, st
   inner_name() = config.strategy;
   config.strategy = "test/counting";
   CountedRun run;
-  run.result = explore(k, k.resolve(params), config, [&](const Execution& ex, Ending) {
+  run.result = explore(k, k.resolve(params), config, [&](const ExecutionRecord& ex, Ending) {
     Counted c;
     c.preemptions = tally().preemptions;
     c.verdict = ex.bug() ? verdict_name(ex.bug()->kind) : "ok";

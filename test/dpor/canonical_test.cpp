@@ -39,7 +39,7 @@ TEST_CASE("canonical ids name agents and objects alike in every interleaving", "
   RunConfig c;
   c.strategy = "dfs";
   const auto& k = find_kernel("test/two_makers");
-  auto r = explore(k, k.resolve({}), c, [&](const Execution& ex, Ending) {
+  auto r = explore(k, k.resolve({}), c, [&](const ExecutionRecord& ex, Ending) {
     agents.reset();
     objects.reset();
     agents.sync(ex);

@@ -22,7 +22,7 @@
 using namespace heddle;
 
 namespace {
-std::string name_of(const Execution& ex, std::size_t k) {
+std::string name_of(const ExecutionRecord& ex, std::size_t k) {
   const Event& e = ex.trace()[k];
   const Agent& a = *ex.agents()[index(e.agent)];
   std::string who = std::to_string(index(e.agent));
@@ -47,7 +47,7 @@ Classes explore_classes(const std::string& kernel, const char* strategy,
   c.strategy = strategy;
   c.stop_at_first_bug = false;
   Classes out;
-  out.result = explore(k, k.resolve(params), c, [&](const Execution& ex, Ending) {
+  out.result = explore(k, k.resolve(params), c, [&](const ExecutionRecord& ex, Ending) {
     const auto& t = ex.trace();
     std::set<std::string> order;
     for (std::size_t j = 0; j < t.size(); ++j) {

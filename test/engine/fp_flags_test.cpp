@@ -64,7 +64,7 @@ TEST_CASE("no fiber switch changes MXCSR, whatever arithmetic either side does",
     c.jobs = jobs;
     c.split_trial = false;  // split even so small a run: items run on both workers
     const auto& k = find_kernel("test/fp_flags");
-    auto r = explore(k, k.resolve({{"threads", "3"}}), c, [](const Execution&, Ending) {
+    auto r = explore(k, k.resolve({{"threads", "3"}}), c, [](const ExecutionRecord&, Ending) {
       volatile double v = third();  // the controller computes between executions
       (void)v;
       note_mxcsr();

@@ -97,7 +97,7 @@ class Recording final : public ForwardingStrategy {
     log_.lines.push_back(fmt::format("{} ] -> {}", line, index(id)));
     return id;
   }
-  void end_execution(const Execution& ex) override {
+  void end_execution(const ExecutionRecord& ex) override {
     log_.lines.push_back(fmt::format("end {} steps\n{}", ex.trace().size(), ex.final_state()));
     ForwardingStrategy::end_execution(ex);
   }

@@ -29,7 +29,7 @@ const auto host_clock = kernel("test/renew_host_clock", "setup acquires what an 
 
 // Everything an execution's outcome shows: ending, trace, bug, data
 // choices, final state, notes, agents and objects with their states.
-std::string outcome(const Execution& ex, Ending ending) {
+std::string outcome(const ExecutionRecord& ex, Ending ending) {
   std::string out = fmt::format("ending {} step {} failed {} assumption {}\n",
                                 static_cast<int>(ending), ex.step(), ex.failed(),
                                 ex.assumption_failed());

@@ -31,7 +31,7 @@ bool accepted(Execution& ex, std::uint64_t model, const Setup& s) {
   return !ex.bug();
 }
 
-std::vector<std::string> agent_names(const Execution& ex) {
+std::vector<std::string> agent_names(const ExecutionRecord& ex) {
   std::vector<std::string> names;
   for (const auto& a : ex.agents()) names.push_back(a->name);
   return names;
@@ -44,8 +44,8 @@ class FixedChoice final : public Strategy {
   std::string name() const override { return "fixed"; }
   bool begin_execution() override { return true; }
   AgentId pick(const Choice& c) override { return c.enabled.front(); }
-  std::uint32_t choose(std::uint32_t, const Execution&) override { return value; }
-  void end_execution(const Execution&) override {}
+  std::uint32_t choose(std::uint32_t, const ExecutionRecord&) override { return value; }
+  void end_execution(const ExecutionRecord&) override {}
   bool exhaustive() const override { return false; }
 };
 

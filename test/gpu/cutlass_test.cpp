@@ -33,8 +33,8 @@ class PrefixThenFirst final : public Strategy {
     }
     return c.enabled.front();
   }
-  std::uint32_t choose(std::uint32_t, const Execution&) override { return 0; }
-  void end_execution(const Execution&) override { ran_ = true; }
+  std::uint32_t choose(std::uint32_t, const ExecutionRecord&) override { return 0; }
+  void end_execution(const ExecutionRecord&) override { ran_ = true; }
   bool exhaustive() const override { return false; }
 
  private:
@@ -123,7 +123,7 @@ TEST_CASE("grouped GEMM epilogue: the racy schedule's output differs in exactly 
     cont.finish_after_bug = true;
     std::string final_state, target;
     const std::string store = racy.bug->accesses[1].agent;
-    explore(k, k.resolve(racy.schedule->params), cont, [&](const Execution& ex, Ending) {
+    explore(k, k.resolve(racy.schedule->params), cont, [&](const ExecutionRecord& ex, Ending) {
       final_state = ex.final_state();
       for (const Event& e : ex.trace())
         if (ex.agents()[index(e.agent)]->name == store && std::string(e.op) == "write_gmem")

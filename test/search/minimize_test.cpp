@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "checker/engine/errors.hpp"
+#include "checker/engine/fiber.hpp"
 #include "checker/explore/cex/minimize.hpp"
 #include "test/support/harness.hpp"
 

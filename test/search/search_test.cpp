@@ -19,7 +19,7 @@ std::vector<std::vector<ScheduleStep>> all_schedules(const std::string& kernel,
   c.stop_at_first_bug = false;
   c.minimize = false;
   std::vector<std::vector<ScheduleStep>> out;
-  explore(k, k.resolve(p), c, [&](const Execution& ex, Ending) { out.push_back(schedule_steps(ex)); });
+  explore(k, k.resolve(p), c, [&](const ExecutionRecord& ex, Ending) { out.push_back(schedule_steps(ex)); });
   return out;
 }
 

@@ -25,7 +25,7 @@ Outcomes outcomes(const std::string& kernel, const std::map<std::string, std::st
   config.stop_at_first_bug = false;
   config.minimize = false;  // outcomes only: no counterexample is shown
   Outcomes o;
-  o.result = explore(k, k.resolve(params), config, [&](const Execution& ex, Ending) {
+  o.result = explore(k, k.resolve(params), config, [&](const ExecutionRecord& ex, Ending) {
     if (!ex.bug()) {
       o.verdicts.insert("ok");
       o.final_states.insert(ex.final_state());

@@ -2,7 +2,7 @@
 
 namespace heddle {
 
-BugTrace capture_bug_trace(const Execution& ex) {
+BugTrace capture_bug_trace(const ExecutionRecord& ex) {
   BugTrace t;
   t.events = ex.trace();
   if (ex.bug() && t.events.size() > ex.bug()->step) t.events.resize(ex.bug()->step);

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/engine/schedule.hpp"
 
 namespace heddle {
@@ -26,6 +26,6 @@ struct BugTrace {
 };
 
 /// Copies what minimization needs out of an execution that ended in a bug.
-BugTrace capture_bug_trace(const Execution& ex);
+BugTrace capture_bug_trace(const ExecutionRecord& ex);
 
 }  // namespace heddle

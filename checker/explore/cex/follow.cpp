@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "checker/engine/execution.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/explore/run.hpp"
 #include "checker/explore/step_match.hpp"
@@ -47,7 +48,7 @@ class Follower final : public StepFollower {
     return *it;
   }
 
-  std::uint32_t choose(std::uint32_t n, const Execution&) override {
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord&) override {
     if (pos_ < steps_.size() && takes_choice(steps_[pos_], n)) return steps_[pos_++].value;
     diverged_ = true;
     return 0;

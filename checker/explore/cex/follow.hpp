@@ -5,11 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/registry.hpp"
 #include "checker/engine/schedule.hpp"
 
 namespace heddle {
+
+class Execution;  // checker/engine/execution.hpp
+class StackPool;  // checker/engine/fiber.hpp
 
 /// What following a step list showed.
 struct Followed {

@@ -6,13 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/registry.hpp"
 #include "checker/engine/schedule.hpp"
 #include "checker/explore/cex/bug_trace.hpp"
 #include "checker/explore/cex/follow.hpp"
 
 namespace heddle {
+
+class Execution;  // checker/engine/execution.hpp
+class StackPool;  // checker/engine/fiber.hpp
 
 /// Sizes of the reported counterexample and of the one first found.
 struct Counterexample {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "checker/engine/execution.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/explore/cex/follow.hpp"
 #include "checker/explore/run.hpp"
@@ -39,7 +40,7 @@ class Loose final : public StepFollower {
     throw CannotFollow{};
   }
 
-  std::uint32_t choose(std::uint32_t n, const Execution&) override {
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord&) override {
     if (next_choice_ < choices_.size() && takes_choice(choices_[next_choice_], n))
       return choices_[next_choice_++].value;
     diverged_ = true;

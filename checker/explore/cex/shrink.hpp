@@ -20,6 +20,8 @@
 
 namespace heddle {
 
+class StackPool;  // checker/engine/fiber.hpp
+
 /// A confirmed counterexample and its cost (steps first, then preemptions).
 struct Shrinkable {
   std::vector<ScheduleStep> steps;

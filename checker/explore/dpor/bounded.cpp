@@ -92,7 +92,7 @@ std::uint32_t BoundedDpor::choose(std::uint32_t n) {
   return 0;
 }
 
-void BoundedDpor::end(const Execution& ex) {
+void BoundedDpor::end(const ExecutionRecord& ex) {
   agents_.sync(ex);  // agents created by the last step
   std::vector<Event> trace = ex.trace();
   for (Event& e : trace) e.agent = agents_.canon(e.agent);

@@ -53,7 +53,7 @@ class BoundedDpor {
   /// A value in [0, n) for heddle::choose: every value is a DFS branch.
   std::uint32_t choose(std::uint32_t n);
   /// Analyses the finished execution's races and moves to the next branch.
-  void end(const Execution& ex);
+  void end(const ExecutionRecord& ex);
   const BoundedStats& stats() const noexcept { return stats_; }
   /// True once begin() has returned false.
   bool done() const noexcept { return done_; }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "checker/explore/dpor/event.hpp"
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/engine/strategy.hpp"
 
 namespace heddle::dpor {
@@ -34,7 +34,7 @@ class CanonicalAgents {
   }
   /// Gives canonical ids to the agents `ex` created since the last call
   /// (POP calls this at every step: the test is inline, the work is not).
-  void sync(const Execution& ex) {
+  void sync(const ExecutionRecord& ex) {
     if (to_canon_.size() < ex.agents().size()) sync_new(ex);
   }
   /// The canonical id of agent `a` of the running execution.
@@ -75,11 +75,11 @@ class CanonicalAgents {
   }
 
  private:
-  void sync_new(const Execution& ex) {
+  void sync_new(const ExecutionRecord& ex) {
     const auto& agents = ex.agents();
     for (std::size_t a = to_canon_.size(); a < agents.size(); ++a) add(ex, *agents[a]);
   }
-  void add(const Execution& ex, const Agent& a) {
+  void add(const ExecutionRecord& ex, const Agent& a) {
     std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> key;
     if (a.created_by < 0) {  // the common case, kept out of the map
       if (roots_ < root_ids_.size()) return bind(root_ids_[roots_++]);
@@ -132,7 +132,7 @@ class CanonicalObjects {
   }
   /// Gives canonical ids to the objects `ex` registered since the last
   /// call; `agents` must know their creators already.
-  void sync(const Execution& ex, const CanonicalAgents& agents) {
+  void sync(const ExecutionRecord& ex, const CanonicalAgents& agents) {
     if (to_canon_.size() < ex.object_count()) sync_new(ex, agents);
   }
   /// Rewrites `fp`'s objects to canonical ids.
@@ -156,10 +156,10 @@ class CanonicalObjects {
   }
 
  private:
-  void sync_new(const Execution& ex, const CanonicalAgents& agents) {
+  void sync_new(const ExecutionRecord& ex, const CanonicalAgents& agents) {
     for (std::size_t o = to_canon_.size(); o < ex.object_count(); ++o) {
       const std::uint32_t by = ex.object_creator(ObjectId{static_cast<std::uint32_t>(o)});
-      if (by == Execution::kNoCreator) {
+      if (by == ExecutionRecord::kNoCreator) {
         if (roots_ == root_ids_.size()) root_ids_.push_back(fresh({UINT32_MAX, roots_}));
         to_canon_.push_back(root_ids_[roots_++]);
         continue;

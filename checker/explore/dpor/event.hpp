@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/engine/op.hpp"
 
 namespace heddle::dpor {

@@ -152,7 +152,7 @@ void OptimalDpor::fill_info(EventInfo& out, const std::vector<Event>& trace, std
   }
 }
 
-void OptimalDpor::collect_pending(const Execution& ex) {
+void OptimalDpor::collect_pending(const ExecutionRecord& ex) {
   pending_.clear();
   for (const auto& a : ex.agents()) {
     if (a->finished) continue;
@@ -175,7 +175,7 @@ void OptimalDpor::collect_pending(const Execution& ex) {
   }
 }
 
-void OptimalDpor::end(const Execution& ex) {
+void OptimalDpor::end(const ExecutionRecord& ex) {
   agents_.sync(ex);  // agents created by the last step
   const auto& trace = ex.trace();
   const std::size_t n = trace.size();

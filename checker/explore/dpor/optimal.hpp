@@ -35,7 +35,7 @@ class OptimalDpor {
   /// The agent to run at the step described by `c`.
   AgentId next(const Choice& c);
   /// Analyses the finished execution's races and moves to the next branch.
-  void end(const Execution& ex);
+  void end(const ExecutionRecord& ex);
   const OptimalStats& stats() const noexcept { return stats_; }
   /// True once begin() has returned false.
   bool done() const noexcept { return done_; }
@@ -86,7 +86,7 @@ class OptimalDpor {
   bool conditional_at(std::size_t n, std::size_t k) const {
     return k < n ? path_[k].conditional : pending_[k - n].conditional;
   }
-  void collect_pending(const Execution& ex);
+  void collect_pending(const ExecutionRecord& ex);
   /// Refills record_ with the finished trace and the pending operations
   /// (positions before the branch point are kept: they ran as before).
   void record(const std::vector<Event>& trace);

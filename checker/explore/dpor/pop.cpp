@@ -282,7 +282,7 @@ void PopDpor::finalize(std::size_t p, const std::vector<Event>& trace) {
   }
 }
 
-void PopDpor::collect_pending(const Execution& ex, FinishedTrace& t) {
+void PopDpor::collect_pending(const ExecutionRecord& ex, FinishedTrace& t) {
   const auto& trace = ex.trace();
   for (const auto& a : ex.agents()) {
     if (a->finished) continue;
@@ -311,7 +311,7 @@ void PopDpor::collect_pending(const Execution& ex, FinishedTrace& t) {
   }
 }
 
-void PopDpor::record_frame(const Execution& ex) {
+void PopDpor::record_frame(const ExecutionRecord& ex) {
   const auto& trace = ex.trace();
   const std::size_t n = trace.size();
   FinishedTrace& t = top().trace;
@@ -414,7 +414,7 @@ EventInfo PopDpor::info_at(const std::vector<Event>& trace, std::size_t k) const
   return e;
 }
 
-void PopDpor::end(const Execution& ex) {
+void PopDpor::end(const ExecutionRecord& ex) {
   if (abandoned_) {
     // Its frame (pushed by advance()) holds only slots of this execution.
     state_bytes_ -= top().bytes;

@@ -97,10 +97,10 @@ class PopDpor {
     return choose(c);
   }
   /// Records the finished execution and picks the next schedule to explore.
-  void end(const Execution& ex);
+  void end(const ExecutionRecord& ex);
   const PopStats& stats() const noexcept { return stats_; }
   /// The canonical id of agent `a` of the running execution `ex`.
-  AgentId canonical(const Execution& ex, AgentId a) {
+  AgentId canonical(const ExecutionRecord& ex, AgentId a) {
     agents_.sync(ex);
     return agents_.canon(a);
   }
@@ -176,7 +176,7 @@ class PopDpor {
   /// and marks the execution abandoned.
   void abandon_schedule();
   /// Stores the finished execution in the top frame with its races.
-  void record_frame(const Execution& ex);
+  void record_frame(const ExecutionRecord& ex);
   /// Marks the schedule events of the top frame (inherited below the branch).
   void mark_schedule(Frame& f);
   /// Drops the races that parsimony leaves to another execution.
@@ -187,7 +187,7 @@ class PopDpor {
   /// note_prefix_race for the races within start_at's prefix (root frame `f`).
   void watch_prefix(const Frame& f);
   /// Appends the operations still pending at the end (deadlock, limits).
-  void collect_pending(const Execution& ex, FinishedTrace& t);
+  void collect_pending(const ExecutionRecord& ex, FinishedTrace& t);
   /// Fills the running execution's enabled sets for the prefix it replays
   /// from the frame below, which ran it (begin()).
   void copy_replayed_picks();

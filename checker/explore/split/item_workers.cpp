@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "checker/engine/execution.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/explore/strategies/dpor.hpp"
 

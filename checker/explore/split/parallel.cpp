@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "checker/engine/execution.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/explore/dpor/pop_trace.hpp"
 #include "checker/explore/split/item_workers.hpp"
@@ -196,7 +197,7 @@ RunResult explore_split(const Kernel& kernel, const Params& params, const RunCon
   if (observer && config.observer_thread_safe) {
     locked = observer;
   } else if (observer) {
-    locked = [&](const Execution& ex, Ending e) {
+    locked = [&](const ExecutionRecord& ex, Ending e) {
       std::lock_guard lock(observer_mu);
       observer(ex, e);
     };

@@ -1,4 +1,5 @@
 // The split's probes (split_probe.hpp).
+#include "checker/engine/execution.hpp"
 #include "checker/explore/split/split_probe.hpp"
 
 #include <fmt/format.h>
@@ -75,11 +76,11 @@ class Probe final : public Strategy {
     if (p + 1 == prefix_.size()) conditional_ = split_.agents.pending_event(c, a).conditional;
     return a;
   }
-  std::uint32_t choose(std::uint32_t, const Execution&) override {
+  std::uint32_t choose(std::uint32_t, const ExecutionRecord&) override {
     if (!ended_) node_.chooses = true;  // reported by probe(), outside the model's fiber
     return 0;
   }
-  void end_execution(const Execution& ex) override {
+  void end_execution(const ExecutionRecord& ex) override {
     sync(ex);
     if (depth_ <= prefix_.size()) node_.leaf = true;  // ended at (or before) the prefix's end
     const auto& trace = ex.trace();
@@ -92,11 +93,11 @@ class Probe final : public Strategy {
   }
   bool exhaustive() const override { return false; }
   /// The steps of the prefix and the sample (not those run past its end).
-  std::size_t steps(const Execution& ex) const { return std::min(ex.trace().size(), sample_end_); }
+  std::size_t steps(const ExecutionRecord& ex) const { return std::min(ex.trace().size(), sample_end_); }
 
  private:
   // Canonical ids for new agents and objects; the prefix's last event once it ran.
-  void sync(const Execution& ex) {
+  void sync(const ExecutionRecord& ex) {
     split_.agents.sync(ex);
     split_.objects.sync(ex, split_.agents);
     const auto& trace = ex.trace();

@@ -11,7 +11,7 @@ class StepCount final : public ForwardingStrategy {
  public:
   StepCount(std::unique_ptr<Strategy> inner, std::atomic<std::uint64_t>& steps)
       : ForwardingStrategy(std::move(inner)), steps_(steps) {}
-  void end_execution(const Execution& ex) override {
+  void end_execution(const ExecutionRecord& ex) override {
     steps_.fetch_add(ex.trace().size());
     ForwardingStrategy::end_execution(ex);
   }

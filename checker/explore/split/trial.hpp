@@ -20,6 +20,7 @@
 #include <optional>
 #include <thread>
 
+#include "checker/engine/fiber.hpp"
 #include "checker/explore/loop.hpp"
 
 namespace heddle {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "checker/engine/errors.hpp"
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/explore/run.hpp"
 
 namespace heddle {
@@ -35,9 +35,9 @@ class Dfs final : public Strategy {
     return c.enabled[next(static_cast<std::uint32_t>(c.enabled.size()))];
   }
 
-  std::uint32_t choose(std::uint32_t n, const Execution&) override { return next(n); }
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord&) override { return next(n); }
 
-  void end_execution(const Execution&) override {
+  void end_execution(const ExecutionRecord&) override {
     stack_.resize(depth_);
     while (!stack_.empty() && stack_.back().choice + 1 == stack_.back().count) stack_.pop_back();
     if (stack_.empty())

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "checker/engine/errors.hpp"
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/explore/run.hpp"
 
 namespace heddle {
@@ -26,7 +26,7 @@ bool DporStrategy::begin_execution() {
   return true;
 }
 
-std::uint32_t DporStrategy::choose(std::uint32_t n, const Execution& ex) {
+std::uint32_t DporStrategy::choose(std::uint32_t n, const ExecutionRecord& ex) {
   if (item_)
     throw UsageError(
         "--jobs and --shard do not support data choices (heddle::choose) yet: run this kernel "

@@ -33,8 +33,8 @@ class DporStrategy final : public Strategy {
   std::string name() const override { return "dpor"; }
   bool begin_execution() override;
   AgentId pick(const Choice& c) override { return core_->next(c); }
-  std::uint32_t choose(std::uint32_t n, const Execution& ex) override;
-  void end_execution(const Execution& ex) override {
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord& ex) override;
+  void end_execution(const ExecutionRecord& ex) override {
     if (!stopping_) core_->end(ex);
   }
   void stopping() override { stopping_ = true; }

@@ -17,14 +17,14 @@ class Dpor final : public Strategy {
   std::string name() const override { return "optimal"; }
   bool begin_execution() override { return core_.begin(); }
   AgentId pick(const Choice& c) override { return core_.next(c); }
-  std::uint32_t choose(std::uint32_t, const Execution&) override {
+  std::uint32_t choose(std::uint32_t, const ExecutionRecord&) override {
     // A data choice would be one more kind of branching point whose
     // alternatives are mutually dependent; not implemented yet.
     throw ModelError(
         "heddle::choose is not supported by the optimal strategy: run this kernel with "
         "--strategy dfs");
   }
-  void end_execution(const Execution& ex) override {
+  void end_execution(const ExecutionRecord& ex) override {
     if (!stopping_) core_.end(ex);
   }
   void stopping() override { stopping_ = true; }

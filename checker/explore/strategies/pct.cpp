@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/explore/run.hpp"
 #include "checker/explore/strategies/seeded.hpp"
 
@@ -62,11 +62,11 @@ class Pct final : public Strategy {
     return highest(c.enabled);
   }
 
-  std::uint32_t choose(std::uint32_t n, const Execution&) override {
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord&) override {
     return static_cast<std::uint32_t>(seeded_.below(n));
   }
 
-  void end_execution(const Execution& ex) override {
+  void end_execution(const ExecutionRecord& ex) override {
     length_estimate_ =
         std::max(length_estimate_, static_cast<std::uint32_t>(ex.trace().size()));
   }
@@ -76,7 +76,7 @@ class Pct final : public Strategy {
   std::vector<std::string> notes() const override { return seeded_.notes("pct"); }
 
  private:
-  void rank_new_agents(const Execution& ex) {
+  void rank_new_agents(const ExecutionRecord& ex) {
     for (; known_ < ex.agents().size(); ++known_) {
       auto at = static_cast<std::ptrdiff_t>(seeded_.below(ranked_.size() + 1));
       ranked_.insert(ranked_.begin() + at, ex.agents()[known_]->id);

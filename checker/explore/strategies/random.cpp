@@ -2,7 +2,7 @@
 // async agents alike); data choices uniform too. Seeded, so runs reproduce.
 #include <memory>
 
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/explore/run.hpp"
 #include "checker/explore/strategies/seeded.hpp"
 
@@ -16,10 +16,10 @@ class Random final : public Strategy {
   std::string name() const override { return "random"; }
   bool begin_execution() override { return seeded_.next_execution(); }
   AgentId pick(const Choice& c) override { return c.enabled[seeded_.below(c.enabled.size())]; }
-  std::uint32_t choose(std::uint32_t n, const Execution&) override {
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord&) override {
     return static_cast<std::uint32_t>(seeded_.below(n));
   }
-  void end_execution(const Execution&) override {}
+  void end_execution(const ExecutionRecord&) override {}
   bool exhaustive() const override { return false; }
   std::optional<std::uint64_t> seed() const override { return seeded_.seed(); }
   std::vector<std::string> notes() const override { return seeded_.notes("random"); }

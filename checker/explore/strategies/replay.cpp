@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "checker/engine/errors.hpp"
-#include "checker/engine/execution.hpp"
+#include "checker/engine/execution_record.hpp"
 #include "checker/explore/run.hpp"
 #include "checker/explore/step_match.hpp"
 
@@ -19,7 +19,7 @@ class Replay final : public Strategy {
 
   AgentId pick(const Choice& c) override {
     const ScheduleStep& want = expect(false);
-    const Execution& ex = c.execution;
+    const ExecutionRecord& ex = c.execution;
     const Agent* found = nullptr;
     for (const auto& a : ex.agents())
       if (a->name == want.agent) found = a.get();
@@ -35,14 +35,14 @@ class Replay final : public Strategy {
     return found->id;
   }
 
-  std::uint32_t choose(std::uint32_t n, const Execution&) override {
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord&) override {
     const ScheduleStep& want = expect(true);
     if (!takes_choice(want, n)) diverge(want, fmt::format("a choice among {} values", n));
     ++pos_;
     return want.value;
   }
 
-  void end_execution(const Execution&) override {
+  void end_execution(const ExecutionRecord&) override {
     ran_ = true;
     if (pos_ < schedule_.steps.size())
       throw UsageError(fmt::format(
