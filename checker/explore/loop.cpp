@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "checker/engine/execution.hpp"
 #include "checker/engine/interrupt.hpp"
 
 namespace heddle {
@@ -132,9 +131,8 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
               LoopState& state) {
   RunResult& result = state.result;
   const bool minimize = config.minimize && config.strategy != "replay";
-  const ModelIdentity identity = model_identity(kernel, params);
-  Execution ex(limits, pool);  // renewed for each execution after the first
-  bool ex_used = false;
+  const Model model(kernel, params, limits);
+  Runner runner(model, pool);
   for (;;) {
     // Abandoned schedules are not executions: they never spend the budget
     // of executions (the time limit still bounds them).
@@ -155,9 +153,8 @@ void run_loop(const Kernel& kernel, const Params& params, const RunConfig& confi
       if (!result.exhaustive) result.stopped_by = strategy.stopped_by();
       break;
     }
-    if (ex_used) ex.renew();
-    ex_used = true;
-    Ending ending = run_execution(kernel, params, strategy, ex, identity);
+    Ending ending = runner.run(strategy);
+    const ExecutionRecord& ex = runner.last();
     if (ending == Ending::abandoned) {
       // Not an execution of the model (a reversal that cannot run): no
       // final state, no verdict; a bug met on the way is met again elsewhere.

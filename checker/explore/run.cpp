@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <map>
+#include <stdexcept>
 
 #include "checker/engine/execution.hpp"
 #include "checker/engine/errors.hpp"
@@ -36,29 +37,41 @@ std::string setup_words(const Kernel& kernel) {
 }
 }  // namespace
 
-ModelIdentity model_identity(const Kernel& kernel, const Params& params) {
-  return ModelIdentity{model_hash(kernel, params), setup_words(kernel)};
-}
-
-Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
-                     Execution& ex) {
+Model::Model(const Kernel& k, const Params& p, const ExecutionLimits& l)
+    : kernel(k), params(p), limits(l) {
   // The words formatted once per kernel and OS thread (probes, replays and
-  // shrinking run one execution at a time).
-  thread_local ModelIdentity last;
-  thread_local std::string last_name, last_at;
-  if (last.where_words.empty() || last_name != kernel.name || last_at != kernel.at) {
-    last_name = kernel.name;
-    last_at = kernel.at;
-    last.where_words = setup_words(kernel);
+  // shrinking build a Model for each execution they run).
+  thread_local std::string words, words_name, words_at;
+  if (words.empty() || words_name != k.name || words_at != k.at) {
+    words_name = k.name;
+    words_at = k.at;
+    words = setup_words(k);
   }
-  last.hash = model_hash(kernel, params);
-  return run_execution(kernel, params, strategy, ex, last);
+  identity = ModelIdentity{model_hash(k, p), words};
 }
 
-Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
-                     Execution& ex, const ModelIdentity& identity) {
+Runner::Runner(const Model& model, StackPool& pool) : model_(model), pool_(pool) {}
+
+Runner::~Runner() = default;
+
+Ending Runner::run(Strategy& strategy) {
+  if (ex_)
+    ex_->renew();
+  else
+    ex_ = std::make_unique<Execution>(model_.limits, pool_);
+  return run_execution(model_, strategy, *ex_);
+}
+
+const ExecutionRecord& Runner::last() const {
+  if (!ex_) throw std::logic_error("[heddle bug] Runner::last() before any run");
+  return *ex_;
+}
+
+Ending run_execution(const Model& model, Strategy& strategy, Execution& ex) {
+  const Kernel& kernel = model.kernel;
   ex.set_strategy(&strategy);
-  if (!ex.run_setup([&] { kernel.setup(params); }, identity.hash, identity.where_words))
+  if (!ex.run_setup([&] { kernel.setup(model.params); }, model.identity.hash,
+                    model.identity.where_words))
     return Ending::bug;
   try {
     return ex.run(strategy);

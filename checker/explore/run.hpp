@@ -69,15 +69,41 @@ struct ModelIdentity {
   std::uint64_t hash = 0;
   std::string where_words;
 };
-/// The identity of `kernel` run with `params` (once per run, not per execution).
-ModelIdentity model_identity(const Kernel& kernel, const Params& params);
+/// A model to check: a kernel, its parameters (both outlive the Model) and
+/// the limits of one execution, with its identity computed once.
+struct Model {
+  Model(const Kernel& k, const Params& p, const ExecutionLimits& l);
+  const Kernel& kernel;
+  const Params& params;
+  ExecutionLimits limits;
+  ModelIdentity identity;
+};
 
-/// Runs one execution of the model under `strategy` (setup, then the steps);
-/// model errors in setup become bugs of the execution.
-Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
-                     Execution& ex);
-/// Same, with the model's identity computed beforehand.
-Ending run_execution(const Kernel& kernel, const Params& params, Strategy& strategy,
-                     Execution& ex, const ModelIdentity& identity);
+/// The one place that builds and runs executions of a model: the
+/// explorer's loop, the split's probes, replay and the counterexample
+/// followers all run theirs here. Each run() after the first renews the
+/// same execution, keeping its storage (a loop of executions builds none).
+class Runner {
+ public:
+  Runner(const Model& model, StackPool& pool);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+  /// Runs one execution under `strategy` (setup, then the steps); model
+  /// errors in setup become bugs of the execution. The caller has called
+  /// strategy.begin_execution() and calls end_execution(last()) after.
+  Ending run(Strategy& strategy);
+  /// The execution run last (valid until the next run()).
+  const ExecutionRecord& last() const;
+
+ private:
+  const Model& model_;
+  StackPool& pool_;
+  std::unique_ptr<Execution> ex_;  // (the controller stays out of this header)
+};
+
+/// What Runner::run does, on an execution the caller renews itself (the
+/// engine's own tests run several models on one execution).
+Ending run_execution(const Model& model, Strategy& strategy, Execution& ex);
 
 }  // namespace heddle

@@ -35,7 +35,9 @@ TEST_CASE("a taken agent name gets the smallest free #k", "[engine]") {
   auto strategy = make_strategy(c);
   REQUIRE(strategy->begin_execution());
   Execution ex(ExecutionLimits{}, pool);
-  CHECK(run_execution(find_kernel("test/same_names"), Params{}, *strategy, ex) == Ending::complete);
+  const Params none;
+  const Model model(find_kernel("test/same_names"), none, ExecutionLimits{});
+  CHECK(run_execution(model, *strategy, ex) == Ending::complete);
   std::vector<std::string> names;
   for (const auto& a : ex.agents()) names.push_back(a->name);
   CHECK(names == std::vector<std::string>{"w", "w#2", "w#3", "w#4", "w#5", "x"});

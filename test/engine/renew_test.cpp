@@ -69,7 +69,7 @@ std::string run_once(const Kernel& k, const Params& params, std::uint64_t seed, 
   c.seed = seed;
   auto strategy = make_strategy(c);
   REQUIRE(strategy->begin_execution());
-  const Ending ending = run_execution(k, params, *strategy, ex);
+  const Ending ending = run_execution(Model(k, params, ExecutionLimits{}), *strategy, ex);
   return outcome(ex, ending);
 }
 }  // namespace

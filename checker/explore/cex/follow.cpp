@@ -76,9 +76,10 @@ Followed follow(const Kernel& kernel, const Params& params,
                 const ExecutionLimits& limits) {
   Followed out;
   Follower f(steps);
-  Execution ex(limits, pool);
+  const Model model(kernel, params, limits);
+  Runner runner(model, pool);
   try {
-    run_execution(kernel, params, f, ex);
+    runner.run(f);
   } catch (const StopFollowing&) {
     out.stopped = true;
   } catch (const FollowDiverged&) {
@@ -91,7 +92,7 @@ Followed follow(const Kernel& kernel, const Params& params,
   out.pending = std::move(f.pending());
   out.footprints = std::move(f.footprints());
   out.preemptions = f.preemptions();
-  out.bug = ex.bug();
+  out.bug = runner.last().bug();
   return out;
 }
 
@@ -108,10 +109,11 @@ std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& para
   auto replay = make_strategy(replay_config(s));
   try {
     if (!replay->begin_execution()) return std::nullopt;
-    Execution ex(limits, pool);
-    run_execution(kernel, params, *replay, ex);
-    replay->end_execution(ex);
-    return ex.bug();
+    const Model model(kernel, params, limits);
+    Runner runner(model, pool);
+    runner.run(*replay);
+    replay->end_execution(runner.last());
+    return runner.last().bug();
   } catch (const UsageError&) {
     return std::nullopt;  // diverged: the schedule does not replay
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "checker/engine/execution.hpp"
 #include "checker/engine/errors.hpp"
 #include "checker/explore/cex/follow.hpp"
 #include "checker/explore/run.hpp"
@@ -114,14 +113,16 @@ std::optional<LooseRun> follow_loosely(const Kernel& kernel, const Params& param
   std::vector<std::vector<ScheduleStep>> groups;
   split(steps, setup, groups);
   Loose loose(std::move(setup), std::move(groups));
-  Execution ex(limits, pool);
+  const Model model(kernel, params, limits);
+  Runner runner(model, pool);
   try {
-    run_execution(kernel, params, loose, ex);
+    runner.run(loose);
   } catch (const CannotFollow&) {
     return std::nullopt;
   } catch (const UsageError&) {
     return std::nullopt;
   }
+  const ExecutionRecord& ex = runner.last();
   if (loose.diverged() || !ex.bug()) return std::nullopt;
   LooseRun r;
   r.trace = capture_bug_trace(ex);

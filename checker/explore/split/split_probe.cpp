@@ -1,5 +1,4 @@
 // The split's probes (split_probe.hpp).
-#include "checker/engine/execution.hpp"
 #include "checker/explore/split/split_probe.hpp"
 
 #include <fmt/format.h>
@@ -230,8 +229,10 @@ void probe(const Kernel& kernel, const Params& params, const ExecutionLimits& li
   if (give_up && give_up(split.steps)) throw GivenUp{};
   Probe p(node.item.prefix, before, split, node);
   p.begin_execution();
-  Execution ex(limits, pool);
-  run_execution(kernel, params, p, ex);
+  const Model model(kernel, params, limits);
+  Runner runner(model, pool);
+  runner.run(p);
+  const ExecutionRecord& ex = runner.last();
   p.end_execution(ex);
   ++split.probes;
   split.steps += p.steps(ex);
