@@ -85,7 +85,7 @@ std::uint32_t encode(double x, const FloatFormat& f, Rounding r, bool satfinite)
   const int emin = 1 - bias(f);
   const int e = a == 0 ? emin : exponent_at_least(a, emin);
   const double q = a * pow2(f.man_bits - e);  // exact: a power-of-two scaling, q < 2^(man_bits + 1)
-  const auto whole = static_cast<std::uint64_t>(q);  // floor: q >= 0
+  const auto whole = static_cast<std::int64_t>(q);  // floor: 0 <= q < 2^12
   double n = static_cast<double>(whole);
   const double frac = q - n;
   if (frac > 0) {
@@ -97,7 +97,10 @@ std::uint32_t encode(double x, const FloatFormat& f, Rounding r, bool satfinite)
   }
   const double v = n * pow2(e - f.man_bits);  // infinity past double's range, as ldexp
   if (v > top) return overflow();
-  return sign | pack(v, f);
+  // n quanta at exponent e: the encoding is (e - emin) << man_bits plus n,
+  // which carries into the exponent when rounding reached 2^(man_bits + 1)
+  // and is n itself for subnormals (e == emin).
+  return sign | ((static_cast<std::uint32_t>(e - emin) << f.man_bits) + static_cast<std::uint32_t>(n));
 }
 
 double add_to_odd(double x, double y) {
