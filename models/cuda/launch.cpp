@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "models/cuda/session.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/ptx/launch.hpp"
+#include "models/ptx/warp.hpp"
 
 namespace heddle::cuda {
 namespace {
@@ -126,6 +128,8 @@ int launches() { return launch_count; }
 
 void run_launch(const LaunchRequest& rq) {
   ++launch_count;
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t instructions_before = ptx::warp_instructions_run();
   const KernelEntry& entry = *rq.kernel;
   const bool checked = matches(options().check, entry);
   auto launch = std::make_shared<ptx::Launch>();
@@ -164,8 +168,13 @@ void run_launch(const LaunchRequest& rq) {
     }
     line = fmt::format("one schedule, {} CTAs at a time", per);
   }
-  std::string summary = fmt::format("launch {} {}<<<{}, {}>>>: {}", launch_count, entry.name,
-                                    dims(rq.grid), dims(rq.block), line);
+  // The interpreter's speed on this launch (issue 46): warp instructions of
+  // all its executions over its wall time, setup and race checks included.
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::uint64_t instructions = ptx::warp_instructions_run() - instructions_before;
+  std::string summary = fmt::format("launch {} {}<<<{}, {}>>>: {}; {} warp instructions in {:.2f} s ({:.0f}/s)",
+                                    launch_count, entry.name, dims(rq.grid), dims(rq.block), line,
+                                    instructions, seconds, static_cast<double>(instructions) / seconds);
   std::fprintf(stderr, "heddle: %s\n", summary.c_str());
   record(summary);  // "launch N ...": heddle cuda counts these lines
 }

@@ -112,11 +112,20 @@ void Grid::map_global_at(Region& r, std::uint64_t base) {
 }
 
 std::pair<Region*, std::size_t> Grid::resolve(std::uint64_t addr, std::size_t bytes) const {
-  for (const Mapping& m : mappings_) {
+  auto holds = [addr, bytes](const Mapping& m) {
     std::uint64_t size = m.region->size() * m.region->elem_size();
     // Without overflow: an address near 2^64 plus its size wraps (issue 51, item 1).
-    if (addr >= m.base && bytes <= size && addr - m.base <= size - bytes) return {m.region, addr - m.base};
-  }
+    return addr >= m.base && bytes <= size && addr - m.base <= size - bytes;
+  };
+  // Accesses come in runs on one buffer: the last hit first (the mappings
+  // are disjoint, so the answer is the one a full scan gives).
+  if (last_hit_ < mappings_.size() && holds(mappings_[last_hit_]))
+    return {mappings_[last_hit_].region, addr - mappings_[last_hit_].base};
+  for (std::size_t i = 0; i < mappings_.size(); ++i)
+    if (holds(mappings_[i])) {
+      last_hit_ = i;
+      return {mappings_[i].region, addr - mappings_[i].base};
+    }
   return {nullptr, 0};
 }
 

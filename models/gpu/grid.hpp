@@ -111,7 +111,8 @@ class Grid {
 
   LaunchConfig cfg_;
   std::map<std::uint32_t, std::unique_ptr<ThreadState>> threads_;  // by agent index
-  std::vector<Mapping> mappings_;
+  std::vector<Mapping> mappings_;  // disjoint: at most one holds an address
+  mutable std::size_t last_hit_ = 0;  // the mapping resolve() found last, tried first
   std::uint64_t next_address_ = 0x7f0000000000ull;
   std::map<std::pair<int, int>, NamedBarrier*> named_;
   std::map<std::pair<int, int>, NamedBarrier*> warps_;

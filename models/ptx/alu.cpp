@@ -25,25 +25,24 @@ std::int64_t as_int(std::uint64_t v, const Type& t) {
   return t.is_signed() ? sign_extend(v, t.bytes) : static_cast<std::int64_t>(truncate(v, t.bytes));
 }
 
-bool compare(const std::string& cmp, std::uint64_t a, std::uint64_t b, const Type& t) {
-  if (t.is_float()) {
-    return compare_float(cmp, to_float(a, t), to_float(b, t));
-  } else {
-    bool s = t.is_signed();
-    std::int64_t x = as_int(a, t), y = as_int(b, t);
-    std::uint64_t ux = truncate(a, t.bytes), uy = truncate(b, t.bytes);
-    if (cmp == "eq") return ux == uy;
-    if (cmp == "ne") return ux != uy;
-    if (cmp == "lt") return s ? x < y : ux < uy;
-    if (cmp == "le") return s ? x <= y : ux <= uy;
-    if (cmp == "gt") return s ? x > y : ux > uy;
-    if (cmp == "ge") return s ? x >= y : ux >= uy;
-    if (cmp == "lo") return ux < uy;
-    if (cmp == "ls") return ux <= uy;
-    if (cmp == "hi") return ux > uy;
-    if (cmp == "hs") return ux >= uy;
+bool compare(const Instr& in, std::uint64_t a, std::uint64_t b, const Type& t) {
+  if (t.is_float()) return compare_float(in, to_float(a, t), to_float(b, t));
+  bool s = t.is_signed();
+  std::int64_t x = as_int(a, t), y = as_int(b, t);
+  std::uint64_t ux = truncate(a, t.bytes), uy = truncate(b, t.bytes);
+  switch (in.compare) {
+    case Cmp::eq: return ux == uy;
+    case Cmp::ne: return ux != uy;
+    case Cmp::lt: return s ? x < y : ux < uy;
+    case Cmp::le: return s ? x <= y : ux <= uy;
+    case Cmp::gt: return s ? x > y : ux > uy;
+    case Cmp::ge: return s ? x >= y : ux >= uy;
+    case Cmp::lo: return ux < uy;
+    case Cmp::ls: return ux <= uy;
+    case Cmp::hi: return ux > uy;
+    case Cmp::hs: return ux >= uy;
+    default: throw ModelError(fmt::format("setp comparison .{} is not modelled", in.cmp));
   }
-  throw ModelError(fmt::format("setp comparison .{} is not modelled", cmp));
 }
 
 std::uint64_t convert(std::uint64_t v, const Type& to, const Type& from, const Instr& in) {
@@ -146,7 +145,7 @@ void Warp::alu(const Instr& in, int lane) {
       }
       return set(A[0], lane, v, t);
     }
-    case Op::setp: return write_setp(*this, in, lane, compare(in.cmp, arg(1, t), arg(2, t), t));
+    case Op::setp: return write_setp(*this, in, lane, compare(in, arg(1, t), arg(2, t), t));
     case Op::selp: return set(A[0], lane, arg(3, Type{Type::Kind::pred, 1}) ? arg(1, t) : arg(2, t), t);
     case Op::cvt: return set(A[0], lane, convert(arg(1, in.type2), t, in.type2, in), t);
     case Op::cvta: {

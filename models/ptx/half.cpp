@@ -152,20 +152,26 @@ std::uint64_t float_to_int(double x, const Type& t, Rounding r) {
   return static_cast<std::uint64_t>(x);
 }
 
-bool compare_float(const std::string& cmp, double x, double y) {
+bool compare_float(const Instr& in, double x, double y) {
   const bool nan = std::isnan(x) || std::isnan(y);
-  if (cmp == "num") return !nan;
-  if (cmp == "nan") return nan;
-  bool unordered = cmp.size() == 3 && cmp.back() == 'u';
-  if (nan) return unordered;  // the ordered forms are false on NaN, the unordered ones true
-  std::string_view c(cmp.data(), unordered ? 2 : cmp.size());
-  if (c == "eq") return x == y;
-  if (c == "ne") return x != y;
-  if (c == "lt") return x < y;
-  if (c == "le") return x <= y;
-  if (c == "gt") return x > y;
-  if (c == "ge") return x >= y;
-  throw ModelError(fmt::format("setp comparison .{} is not modelled for floats", cmp));
+  switch (in.compare) {
+    case Cmp::num: return !nan;
+    case Cmp::nan: return nan;
+    case Cmp::equ: case Cmp::neu: case Cmp::ltu: case Cmp::leu: case Cmp::gtu: case Cmp::geu:
+      if (nan) return true;  // the unordered forms are true on NaN, the ordered ones false
+      break;
+    default:
+      if (nan) return false;
+  }
+  switch (in.compare) {
+    case Cmp::eq: case Cmp::equ: return x == y;
+    case Cmp::ne: case Cmp::neu: return x != y;
+    case Cmp::lt: case Cmp::ltu: return x < y;
+    case Cmp::le: case Cmp::leu: return x <= y;
+    case Cmp::gt: case Cmp::gtu: return x > y;
+    case Cmp::ge: case Cmp::geu: return x >= y;
+    default: throw ModelError(fmt::format("setp comparison .{} is not modelled for floats", in.cmp));
+  }
 }
 
 bool combine(const Instr& in, bool t, bool c) {
@@ -208,7 +214,7 @@ void narrow_alu(Warp& w, const Instr& in, int lane) {
     bool r[2] = {false, false};
     for (int k = 0; k < t.pack; ++k) {
       auto part = [&](std::uint64_t v) { return truncate(v >> (8 * e.bytes * k), e.bytes); };
-      r[k] = compare_float(in.cmp, value_of(part(a), e), value_of(part(b), e));
+      r[k] = compare_float(in, value_of(part(a), e), value_of(part(b), e));
     }
     if (t.pack == 1) return write_setp(w, in, lane, r[0]);
     const Arg& d = A[0];

@@ -199,6 +199,12 @@ bool decode_opcode(const std::string& opcode, Instr& in) {
   if (in.op != Op::setp) in.flags &= ~(kAnd | kOr | kXor);  // atom.and, lop3.or: not setp's BoolOp
   in.to = has(in.mods, "to");
   if (in.op == Op::setp && !in.mods.empty()) in.cmp = in.mods.front();
+  static const std::map<std::string, Cmp> cmp_names = {
+      {"eq", Cmp::eq},   {"ne", Cmp::ne},   {"lt", Cmp::lt},   {"le", Cmp::le},   {"gt", Cmp::gt},
+      {"ge", Cmp::ge},   {"lo", Cmp::lo},   {"ls", Cmp::ls},   {"hi", Cmp::hi},   {"hs", Cmp::hs},
+      {"equ", Cmp::equ}, {"neu", Cmp::neu}, {"ltu", Cmp::ltu}, {"leu", Cmp::leu}, {"gtu", Cmp::gtu},
+      {"geu", Cmp::geu}, {"num", Cmp::num}, {"nan", Cmp::nan}};
+  if (auto c = cmp_names.find(in.cmp); c != cmp_names.end()) in.compare = c->second;
   if (!types.empty()) in.type = types.front();
   if (types.size() > 1) in.type2 = types[1];
   // A narrow float computed (not only moved: mov, ld, st, selp) goes to half.cpp.

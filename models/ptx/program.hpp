@@ -116,6 +116,12 @@ enum Flag : std::uint16_t {
   kAnd = 8192, kOr = 16384, kXor = 32768  // setp's BoolOp
 };
 
+/// setp's comparison (PTX ISA 9.7.7.1), decoded once from Instr::cmp; the
+/// `u` forms are the unordered float ones.
+enum class Cmp : std::uint8_t {
+  none, eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan
+};
+
 /// One decoded instruction.
 struct Instr {
   Op op = Op::mov;
@@ -133,7 +139,8 @@ struct Instr {
   bool to = false;                // cvta.to
   bool narrow = false;            // a narrow-float type is involved: half.cpp computes it
   std::uint16_t flags = 0;        // modifiers the hot path asks per lane (Flag), decoded once
-  std::string cmp;                // setp's comparison
+  std::string cmp;                // setp's comparison, as written (for reports)
+  Cmp compare = Cmp::none;        // the same, for the hot path
   int callee = -1;                // call: index into Program::funcs; args: {rets list, params list}
   Sem sem = Sem::weak;            // ld/st/atom/red/fence: .relaxed/.acquire/.release/.acq_rel
   Scope scope = Scope::gpu;       // their .cta/.cluster/.gpu/.sys (default .gpu)

@@ -10,16 +10,6 @@
 
 namespace heddle::ptx {
 
-std::uint64_t truncate(std::uint64_t v, int bytes) {
-  return bytes >= 8 ? v : v & ((std::uint64_t{1} << (8 * bytes)) - 1);
-}
-
-std::int64_t sign_extend(std::uint64_t v, int bytes) {
-  if (bytes >= 8) return static_cast<std::int64_t>(v);
-  int shift = 64 - 8 * bytes;
-  return static_cast<std::int64_t>(v << shift) >> shift;
-}
-
 Warp::Warp(LaunchState& st, const gpu::ThreadInfo& t) : state(st), thread(t), warp_(t.warp) {
   regs_.assign(st.program().reg_names.size() * 32, 0);
   int threads = st.launch().threads();
@@ -39,11 +29,12 @@ void Warp::run() {
   const Program& p = state.program();
   while (live_ != 0) {
     int pc = 1 << 30;
-    for (int l = 0; l < 32; ++l)
-      if ((live_ >> l & 1) && pc_[l] < pc) pc = pc_[l];
-    std::uint32_t group = 0;
-    for (int l = 0; l < 32; ++l)
-      if ((live_ >> l & 1) && pc_[l] == pc) group |= 1u << l;
+    std::uint32_t group = 0;  // the live lanes at the smallest pc, found in one pass
+    for (int l = 0; l < 32; ++l) {
+      if (!(live_ >> l & 1) || pc_[l] > pc) continue;
+      if (pc_[l] < pc) pc = pc_[l], group = 0;
+      group |= 1u << l;
+    }
     const Instr& in = p.code[pc];
     std::uint32_t exec = group;
     if (in.guard >= 0)

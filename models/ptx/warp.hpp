@@ -174,8 +174,8 @@ bool touches_local(const Warp& w, const Instr& in, std::uint32_t exec);
 void local_load_store(Warp& w, const Instr& in, std::uint32_t exec);
 /// The narrow-float ALU (half.cpp): arithmetic, setp and cvt on .f16/.bf16/fp8.
 void narrow_alu(Warp& w, const Instr& in, int lane);
-/// setp's comparison `cmp` of two floats, the unordered forms and num/nan included (PTX ISA 9.7.7.1).
-bool compare_float(const std::string& cmp, double x, double y);
+/// setp `in`'s comparison of two floats, the unordered forms and num/nan included (PTX ISA 9.7.7.1).
+bool compare_float(const Instr& in, double x, double y);
 /// Writes setp's result `t` for `lane`: p (and q) combined with c by .and/.or/.xor (PTX ISA 9.7.7.1).
 void write_setp(Warp& w, const Instr& in, int lane, bool t);
 /// `x` rounded as `r` says and saturated to integer type `t`; NaN gives 0 (PTX ISA 9.7.9.21).
@@ -190,8 +190,15 @@ bool warp_op(Warp& w, const Instr& in, std::uint32_t exec);
 /// its count when it ends; bench/ptx_speed.cpp divides it by the time).
 std::uint64_t warp_instructions_run();
 
-/// Bit helpers shared by the interpreter's files.
-std::uint64_t truncate(std::uint64_t v, int bytes);
-std::int64_t sign_extend(std::uint64_t v, int bytes);
+/// The low `bytes` bytes of `v` (inline: every operand of the hot path goes through it).
+inline std::uint64_t truncate(std::uint64_t v, int bytes) {
+  return bytes >= 8 ? v : v & ((std::uint64_t{1} << (8 * bytes)) - 1);
+}
+/// The low `bytes` bytes of `v`, sign-extended.
+inline std::int64_t sign_extend(std::uint64_t v, int bytes) {
+  if (bytes >= 8) return static_cast<std::int64_t>(v);
+  int shift = 64 - 8 * bytes;
+  return static_cast<std::int64_t>(v << shift) >> shift;
+}
 
 }  // namespace heddle::ptx

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "models/gpu/wgmma.hpp"
 #include "models/ptx/narrow_float.hpp"
@@ -141,23 +142,36 @@ struct Mma {
   void run(std::source_location loc) const {
     for (const gpu::Span& s : a.spans) s.region->access(s.first, s.count, false, Proxy::async, "wgmma.read_a", loc);
     for (const gpu::Span& s : b.spans) s.region->access(s.first, s.count, false, Proxy::async, "wgmma.read_b", loc);
-    const int eb = shape.element_bytes();
-    auto get = [this, eb](const Placed& p, const FloatFormat& f, int row, int k) {
-      std::uint32_t bits = 0;
-      auto [region, off] = p.elems[static_cast<std::size_t>(row * shape.k + k)];
-      std::memcpy(&bits, region->bytes() + off, static_cast<std::size_t>(eb));
-      if (eb == 4) bits >>= 13;  // .tf32: the mma reads the top 19 bits of the f32
-      return static_cast<float>(decode(bits, f));  // exact: f16, bf16, tf32 and fp8 values are floats
-    };
+    // Each element decoded once (the warp's 16 rows of A, all N rows of B),
+    // not once per product: decoding was most of an fp8 GEMM's time.
+    const std::vector<float> fa = values(a, *shape.a, 16 * warp_in_group, 16);
+    const std::vector<float> fb = values(b, *shape.b, 0, shape.n);
+    const auto K = static_cast<std::size_t>(shape.k);
     for (int l = 0; l < 32; ++l)
       for (std::size_t i = 0; i < d.size(); ++i) {
-        int row = 16 * warp_in_group + l / 4 + 8 * static_cast<int>(i / 2 % 2);
+        int row = l / 4 + 8 * static_cast<int>(i / 2 % 2);  // within the warp's 16
         int col = 8 * static_cast<int>(i / 4) + 2 * (l % 4) + static_cast<int>(i % 2);
         std::uint64_t& reg = (*shadow)[static_cast<std::size_t>(d[i]) * 32 + static_cast<std::size_t>(l)];
         float acc = (accumulate >> l & 1) ? std::bit_cast<float>(static_cast<std::uint32_t>(reg)) : 0.0f;
-        for (int k = 0; k < shape.k; ++k) acc += scale_a * get(a, *shape.a, row, k) * scale_b * get(b, *shape.b, col, k);
+        const float* x = fa.data() + static_cast<std::size_t>(row) * K;
+        const float* y = fb.data() + static_cast<std::size_t>(col) * K;
+        for (std::size_t k = 0; k < K; ++k) acc += scale_a * x[k] * scale_b * y[k];
         reg = std::bit_cast<std::uint32_t>(acc);
       }
+  }
+
+  // The values of rows [first, first + rows) of operand `p` in format `f`, K per row.
+  std::vector<float> values(const Placed& p, const FloatFormat& f, int first, int rows) const {
+    const int eb = shape.element_bytes();
+    std::vector<float> out(static_cast<std::size_t>(rows * shape.k));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      std::uint32_t bits = 0;
+      auto [region, off] = p.elems[static_cast<std::size_t>(first * shape.k) + i];
+      std::memcpy(&bits, region->bytes() + off, static_cast<std::size_t>(eb));
+      if (eb == 4) bits >>= 13;  // .tf32: the mma reads the top 19 bits of the f32
+      out[i] = static_cast<float>(decode(bits, f));  // exact: f16, bf16, tf32 and fp8 values are floats
+    }
+    return out;
   }
 };
 
