@@ -70,7 +70,9 @@ namespace {
 // Replaces the first bug's schedule by its minimized form, when one replays.
 void minimize_into(const Kernel& kernel, const Params& params, const BugTrace& trace,
                    StackPool& pool, const ExecutionLimits& limits, RunResult& result) {
-  Minimized m = minimize_counterexample(kernel, params, trace, *result.schedule, pool, limits);
+  const Model model(kernel, params, limits);
+  Runner runner(model, pool);
+  Minimized m = minimize_counterexample(runner, trace, *result.schedule);
   result.counterexample = m.info;
   if (!m.info.minimized) return;
   result.bug = m.bug;
@@ -221,10 +223,11 @@ void minimize_distinct(const Kernel& kernel, const Params& params, LoopState& st
                        StackPool& pool, ExecutionLimits limits) {
   limits.finish_after_bug = false;
   limits.deadline = {};
+  const Model model(kernel, params, limits);
+  Runner runner(model, pool);
   for (std::size_t k = 0; k < state.result.distinct.size(); ++k) {
     DistinctBug& d = state.result.distinct[k];
-    Minimized m = minimize_counterexample(kernel, params, state.distinct_traces[k], d.schedule,
-                                          pool, limits);
+    Minimized m = minimize_counterexample(runner, state.distinct_traces[k], d.schedule);
     d.counterexample = m.info;
     if (!m.info.minimized) continue;
     d.bug = m.bug;

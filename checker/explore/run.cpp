@@ -55,11 +55,16 @@ Runner::Runner(const Model& model, StackPool& pool) : model_(model), pool_(pool)
 Runner::~Runner() = default;
 
 Ending Runner::run(Strategy& strategy) {
-  if (ex_)
+  if (ex_ && !broken_) {
     ex_->renew();
-  else
+  } else {
+    ex_.reset();  // (its fibers go back to the pool before a new one takes them)
     ex_ = std::make_unique<Execution>(model_.limits, pool_);
-  return run_execution(model_, strategy, *ex_);
+  }
+  broken_ = true;
+  const Ending ending = run_execution(model_, strategy, *ex_);
+  broken_ = false;
+  return ending;
 }
 
 const ExecutionRecord& Runner::last() const {

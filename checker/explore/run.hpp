@@ -95,11 +95,15 @@ class Runner {
   Ending run(Strategy& strategy);
   /// The execution run last (valid until the next run()).
   const ExecutionRecord& last() const;
+  const Model& model() const noexcept { return model_; }
 
  private:
   const Model& model_;
   StackPool& pool_;
   std::unique_ptr<Execution> ex_;  // (the controller stays out of this header)
+  // The last run ended by an exception (a follower stopping it mid-step):
+  // the next run builds a new execution instead of renewing that one.
+  bool broken_ = false;
 };
 
 /// What Runner::run does, on an execution the caller renews itself (the

@@ -44,7 +44,9 @@ bool better_exists(const Kernel& k, const Params& p, const BugReport& bug,
                    std::vector<ScheduleStep>& prefix, std::uint32_t steps,
                    std::uint32_t preemptions, StackPool& pool, std::uint64_t& nodes) {
   ++nodes;
-  Followed f = follow(k, p, prefix, pool, ExecutionLimits{});
+  const heddle::Model model(k, p, ExecutionLimits{});
+  Runner runner(model, pool);
+  Followed f = follow(runner, prefix);
   if (!f.ok) return false;
   const std::size_t n = prefix.size();
   if (!f.stopped)

@@ -71,13 +71,9 @@ class Follower final : public StepFollower {
 
 }  // namespace
 
-Followed follow(const Kernel& kernel, const Params& params,
-                const std::vector<ScheduleStep>& steps, StackPool& pool,
-                const ExecutionLimits& limits) {
+Followed follow(Runner& runner, const std::vector<ScheduleStep>& steps) {
   Followed out;
   Follower f(steps);
-  const Model model(kernel, params, limits);
-  Runner runner(model, pool);
   try {
     runner.run(f);
   } catch (const StopFollowing&) {
@@ -96,12 +92,12 @@ Followed follow(const Kernel& kernel, const Params& params,
   return out;
 }
 
-std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& params,
-                                        const std::vector<ScheduleStep>& steps,
-                                        StackPool& pool, const ExecutionLimits& limits) {
+std::optional<BugReport> confirm_replay(Runner& runner, const std::vector<ScheduleStep>& steps) {
+  const Model& model = runner.model();
+  const ExecutionLimits& limits = model.limits;
   Schedule s;
-  s.kernel = kernel.name;
-  s.params = params.values();
+  s.kernel = model.kernel.name;
+  s.params = model.params.values();
   s.strategy = "replay";
   s.max_steps = limits.max_steps;
   s.step_timeout = limits.step_timeout;
@@ -109,8 +105,6 @@ std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& para
   auto replay = make_strategy(replay_config(s));
   try {
     if (!replay->begin_execution()) return std::nullopt;
-    const Model model(kernel, params, limits);
-    Runner runner(model, pool);
     runner.run(*replay);
     replay->end_execution(runner.last());
     return runner.last().bug();
@@ -123,7 +117,9 @@ std::uint32_t count_preemptions(const Kernel& kernel, const Params& params,
                                 const std::vector<ScheduleStep>& steps) {
   FaultHandlers handlers;
   StackPool pool(256 * 1024);
-  Followed f = follow(kernel, params, steps, pool, ExecutionLimits{});
+  const Model model(kernel, params, ExecutionLimits{});
+  Runner runner(model, pool);
+  Followed f = follow(runner, steps);
   if (!f.ok || f.stopped)
     throw UsageError("count_preemptions: the schedule does not replay to its end");
   return f.preemptions;

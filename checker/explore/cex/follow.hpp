@@ -8,11 +8,10 @@
 #include "checker/engine/execution_record.hpp"
 #include "checker/registry.hpp"
 #include "checker/engine/schedule.hpp"
+#include "checker/explore/run.hpp"
 
 namespace heddle {
 
-class Execution;  // checker/engine/execution.hpp
-class StackPool;  // checker/engine/fiber.hpp
 
 /// What following a step list showed.
 struct Followed {
@@ -25,16 +24,12 @@ struct Followed {
   std::optional<BugReport> bug;        // the bug the execution ended with, if any
 };
 
-/// Runs `steps` of `kernel`; stops at the first pick after the last step.
-Followed follow(const Kernel& kernel, const Params& params,
-                const std::vector<ScheduleStep>& steps, StackPool& pool,
-                const ExecutionLimits& limits);
+/// Runs `steps` of the runner's model; stops at the first pick after the last step.
+Followed follow(Runner& runner, const std::vector<ScheduleStep>& steps);
 
 /// Replays `steps` with the replay strategy (as `heddle replay` does); the
 /// bug it shows, or nullopt when the schedule diverges or shows no bug.
-std::optional<BugReport> confirm_replay(const Kernel& kernel, const Params& params,
-                                        const std::vector<ScheduleStep>& steps,
-                                        StackPool& pool, const ExecutionLimits& limits);
+std::optional<BugReport> confirm_replay(Runner& runner, const std::vector<ScheduleStep>& steps);
 
 /// Replays `steps` of `kernel` and counts its preemptions (switches away from
 /// a thread that is still enabled; async agents never count). Throws

@@ -276,23 +276,21 @@ namespace {
 
 // Slices `t` and re-linearizes it (steps 1 to 3 of the file comment); the
 // first candidate that replays to the same bug, or nullopt.
-std::optional<Shrinkable> minimize_trace(const Kernel& kernel, const Params& params,
-                                         const BugTrace& t, StackPool& pool,
-                                         const ExecutionLimits& limits, std::string& note) {
+std::optional<Shrinkable> minimize_trace(Runner& runner, const BugTrace& t, std::string& note) {
   Graph g = build_graph(t);
   bool whole = false;
   std::vector<int> targets = bug_targets(t, whole);
   std::vector<char> slice = whole ? std::vector<char>(t.events.size(), 1) : causal_past(g, targets);
   std::function<std::vector<std::string>(const std::vector<int>&)> oracle =
       [&](const std::vector<int>& order) {
-        return follow(kernel, params, steps_of(t, order), pool, limits).enabled;
+        return follow(runner, steps_of(t, order)).enabled;
       };
   Linearizer lin(t, g, slice, oracle);
   for (const auto& order : candidates(t, g, lin, slice, targets, note)) {
     auto steps = steps_of(t, order);
-    auto bug = confirm_replay(kernel, params, steps, pool, limits);
+    auto bug = confirm_replay(runner, steps);
     if (!bug || !same_bug(*bug, t.bug)) continue;
-    Followed f = follow(kernel, params, steps, pool, limits);
+    Followed f = follow(runner, steps);
     if (!f.ok) continue;
     const std::uint32_t n = count_steps(steps);
     return Shrinkable{std::move(steps), *bug, f.preemptions, n};
@@ -302,14 +300,13 @@ std::optional<Shrinkable> minimize_trace(const Kernel& kernel, const Params& par
 
 }  // namespace
 
-Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
-                                  const BugTrace& t, const Schedule& original, StackPool& pool,
-                                  const ExecutionLimits& limits) {
+Minimized minimize_counterexample(Runner& runner, const BugTrace& t,
+                                  const Schedule& original) {
   Minimized m;
   m.steps = original.steps;
   m.bug = t.bug;
   m.info.original_steps = m.info.steps = count_steps(original.steps);
-  Followed first = follow(kernel, params, original.steps, pool, limits);  // counts preemptions
+  Followed first = follow(runner, original.steps);  // counts preemptions
   m.info.original_preemptions = m.info.preemptions = first.preemptions;
   auto give_up = [&](std::string why) {
     m.info.note = std::move(why);
@@ -329,7 +326,7 @@ Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
     return m;
   }
   std::string note;
-  auto found = minimize_trace(kernel, params, t, pool, limits, note);
+  auto found = minimize_trace(runner, t, note);
   Shrinkable start = found ? *found
                            : Shrinkable{original.steps, t.bug, first.preemptions,
                                         m.info.original_steps};
@@ -343,15 +340,15 @@ Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
   if (!whole && t.events.size() <= kMaxShrinkEvents) {
     Reminimize again = [&](const LooseRun& r) {
       std::string ignored;
-      return minimize_trace(kernel, params, r.trace, pool, limits, ignored);
+      return minimize_trace(runner, r.trace, ignored);
     };
-    best = shrink_across_traces(kernel, params, start, again, pool, limits, kMaxShrinkReplays);
+    best = shrink_across_traces(runner, start, again, kMaxShrinkReplays);
   }
   if (!found && !best.cheaper_than(start))
     return give_up("no shorter schedule replays to the same bug");
   // The reported bug is the replayed one (its steps are the new schedule's).
-  auto bug = confirm_replay(kernel, params, best.steps, pool, limits);
-  Followed f = follow(kernel, params, best.steps, pool, limits);
+  auto bug = confirm_replay(runner, best.steps);
+  Followed f = follow(runner, best.steps);
   if (!bug || !same_bug(*bug, t.bug) || !f.ok)
     return give_up("no shorter schedule replays to the same bug");
   m.steps = std::move(best.steps);

@@ -37,8 +37,8 @@ struct Minimized {
 /// Minimizes `original` (the schedule of `trace`): causal slice of the bug
 /// re-linearized with the fewest preemptions, then shrunk across traces to
 /// the fewest steps (then preemptions); confirmed by a replay.
-Minimized minimize_counterexample(const Kernel& kernel, const Params& params,
-                                  const BugTrace& trace, const Schedule& original,
-                                  StackPool& pool, const ExecutionLimits& limits);
+/// Every replay runs on `runner` (its model's limits, one execution renewed).
+Minimized minimize_counterexample(Runner& runner, const BugTrace& trace,
+                                  const Schedule& original);
 
 }  // namespace heddle

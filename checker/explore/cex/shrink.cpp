@@ -106,15 +106,11 @@ std::vector<char> cone(const BugTrace& t, std::size_t e) {
 
 }  // namespace
 
-std::optional<LooseRun> follow_loosely(const Kernel& kernel, const Params& params,
-                                       const std::vector<ScheduleStep>& steps, StackPool& pool,
-                                       const ExecutionLimits& limits) {
+std::optional<LooseRun> follow_loosely(Runner& runner, const std::vector<ScheduleStep>& steps) {
   std::vector<ScheduleStep> setup;
   std::vector<std::vector<ScheduleStep>> groups;
   split(steps, setup, groups);
   Loose loose(std::move(setup), std::move(groups));
-  const Model model(kernel, params, limits);
-  Runner runner(model, pool);
   try {
     runner.run(loose);
   } catch (const CannotFollow&) {
@@ -131,13 +127,12 @@ std::optional<LooseRun> follow_loosely(const Kernel& kernel, const Params& param
   return r;
 }
 
-Shrinkable shrink_across_traces(const Kernel& kernel, const Params& params, Shrinkable best,
-                                const Reminimize& reminimize, StackPool& pool,
-                                const ExecutionLimits& limits, std::size_t budget) {
+Shrinkable shrink_across_traces(Runner& runner, Shrinkable best, const Reminimize& reminimize,
+                                std::size_t budget) {
   std::size_t used = 0;
   for (bool improved = true; improved && used < budget;) {
     improved = false;
-    auto now = follow_loosely(kernel, params, best.steps, pool, limits);
+    auto now = follow_loosely(runner, best.steps);
     ++used;
     if (!now) break;
     const BugTrace& t = now->trace;
@@ -159,7 +154,7 @@ Shrinkable shrink_across_traces(const Kernel& kernel, const Params& params, Shri
       for (std::size_t e = 0; e < t.events.size(); ++e)
         if (!c[e]) rest.insert(rest.end(), t.step_groups[e].begin(), t.step_groups[e].end());
       ++used;
-      auto run = follow_loosely(kernel, params, rest, pool, limits);
+      auto run = follow_loosely(runner, rest);
       if (!run || !same_bug(run->trace.bug, best.bug)) continue;
       Shrinkable s{run->steps, run->trace.bug, run->preemptions, count_steps(run->steps)};
       if (auto re = reminimize(*run); re && re->cheaper_than(s)) s = std::move(*re);

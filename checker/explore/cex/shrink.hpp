@@ -20,7 +20,7 @@
 
 namespace heddle {
 
-class StackPool;  // checker/engine/fiber.hpp
+class Runner;  // checker/explore/run.hpp
 
 /// A confirmed counterexample and its cost (steps first, then preemptions).
 struct Shrinkable {
@@ -46,9 +46,7 @@ struct LooseRun {
 /// listed step that can run running instead. nullopt when no listed step
 /// can run, the list ends before the execution does, or a data choice
 /// differs; otherwise the run, which ended with its bug (if any).
-std::optional<LooseRun> follow_loosely(const Kernel& kernel, const Params& params,
-                                       const std::vector<ScheduleStep>& steps, StackPool& pool,
-                                       const ExecutionLimits& limits);
+std::optional<LooseRun> follow_loosely(Runner& runner, const std::vector<ScheduleStep>& steps);
 
 /// Re-minimizes a trace found by shrinking (slice and re-linearize it);
 /// nullopt when that does not confirm.
@@ -57,8 +55,7 @@ using Reminimize = std::function<std::optional<Shrinkable>(const LooseRun&)>;
 /// Greedy cone removal from `best` (see the file comment), each candidate
 /// confirmed by a loose replay showing the same bug as `best.bug` and then
 /// re-minimized; at most `budget` replays. Returns the cheapest found.
-Shrinkable shrink_across_traces(const Kernel& kernel, const Params& params, Shrinkable best,
-                                const Reminimize& reminimize, StackPool& pool,
-                                const ExecutionLimits& limits, std::size_t budget);
+Shrinkable shrink_across_traces(Runner& runner, Shrinkable best, const Reminimize& reminimize,
+                                std::size_t budget);
 
 }  // namespace heddle
