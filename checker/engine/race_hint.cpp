@@ -77,8 +77,9 @@ std::string fence_hint(const ExecutionRecord& ex, const AccessRecord& prior, boo
 }
 
 // One side is a copy its issuer (the other side) had not waited for.
-std::string wait_hint(const ExecutionRecord& ex, const AsyncAgent& copy, const AccessRecord& copy_side,
-                      bool copy_writes, const AccessRecord& thread_side) {
+std::string wait_hint(const ExecutionRecord& ex, const AsyncAgent& copy,
+                      const AccessRecord& copy_side, bool copy_writes,
+                      const AccessRecord& thread_side) {
   const Agent& issuer = agent_of(ex, copy.issuer);
   std::string how = copy.wait_hint ? copy.wait_hint(copy_writes, thread_side.time)
                                    : std::string("wait for its completion");
@@ -134,8 +135,8 @@ std::string sync_hint(const ExecutionRecord& ex, const AccessRecord& prior, bool
 // A thread raced with a copy another thread had issued before the access:
 // ordering the access before the issue is no fix (the issue came first);
 // the issuer's wait for the copy, then a barrier, is (issue 50.19).
-std::string in_flight_hint(const ExecutionRecord& ex, const AccessRecord& prior, const AsyncAgent& copy,
-                           bool copy_writes) {
+std::string in_flight_hint(const ExecutionRecord& ex, const AccessRecord& prior,
+                           const AsyncAgent& copy, bool copy_writes) {
   const Agent& thread = agent_of(ex, prior.agent);
   return fmt::format("hint: a missing barrier or semaphore: {} was in flight (issued at {}, {}) "
                      "when {} accessed these bytes {}; {}, and {} must wait for it before its "

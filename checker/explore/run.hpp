@@ -95,6 +95,7 @@ class Runner {
   Ending run(Strategy& strategy);
   /// The execution run last (valid until the next run()).
   const ExecutionRecord& last() const;
+  /// The model it runs.
   const Model& model() const noexcept { return model_; }
 
  private:

@@ -170,11 +170,13 @@ void run_launch(const LaunchRequest& rq) {
   }
   // The interpreter's speed on this launch (issue 46): warp instructions of
   // all its executions over its wall time, setup and race checks included.
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::uint64_t instructions = ptx::warp_instructions_run() - instructions_before;
-  std::string summary = fmt::format("launch {} {}<<<{}, {}>>>: {}; {} warp instructions in {:.2f} s ({:.0f}/s)",
-                                    launch_count, entry.name, dims(rq.grid), dims(rq.block), line,
-                                    instructions, seconds, static_cast<double>(instructions) / seconds);
+  std::string summary =
+      fmt::format("launch {} {}<<<{}, {}>>>: {}; {} warp instructions in {:.2f} s ({:.0f}/s)",
+                  launch_count, entry.name, dims(rq.grid), dims(rq.block), line, instructions,
+                  seconds, static_cast<double>(instructions) / seconds);
   std::fprintf(stderr, "heddle: %s\n", summary.c_str());
   record(summary);  // "launch N ...": heddle cuda counts these lines
 }

@@ -155,22 +155,42 @@ std::uint64_t float_to_int(double x, const Type& t, Rounding r) {
 bool compare_float(const Instr& in, double x, double y) {
   const bool nan = std::isnan(x) || std::isnan(y);
   switch (in.compare) {
-    case Cmp::num: return !nan;
-    case Cmp::nan: return nan;
-    case Cmp::equ: case Cmp::neu: case Cmp::ltu: case Cmp::leu: case Cmp::gtu: case Cmp::geu:
+    case Cmp::num:
+      return !nan;
+    case Cmp::nan:
+      return nan;
+    case Cmp::equ:
+    case Cmp::neu:
+    case Cmp::ltu:
+    case Cmp::leu:
+    case Cmp::gtu:
+    case Cmp::geu:
       if (nan) return true;  // the unordered forms are true on NaN, the ordered ones false
       break;
     default:
       if (nan) return false;
   }
   switch (in.compare) {
-    case Cmp::eq: case Cmp::equ: return x == y;
-    case Cmp::ne: case Cmp::neu: return x != y;
-    case Cmp::lt: case Cmp::ltu: return x < y;
-    case Cmp::le: case Cmp::leu: return x <= y;
-    case Cmp::gt: case Cmp::gtu: return x > y;
-    case Cmp::ge: case Cmp::geu: return x >= y;
-    default: throw ModelError(fmt::format("setp comparison .{} is not modelled for floats", in.cmp));
+    case Cmp::eq:
+    case Cmp::equ:
+      return x == y;
+    case Cmp::ne:
+    case Cmp::neu:
+      return x != y;
+    case Cmp::lt:
+    case Cmp::ltu:
+      return x < y;
+    case Cmp::le:
+    case Cmp::leu:
+      return x <= y;
+    case Cmp::gt:
+    case Cmp::gtu:
+      return x > y;
+    case Cmp::ge:
+    case Cmp::geu:
+      return x >= y;
+    default:
+      throw ModelError(fmt::format("setp comparison .{} is not modelled for floats", in.cmp));
   }
 }
 

@@ -64,7 +64,8 @@ double decode(std::uint32_t bits, const FloatFormat& f) {
     return m == 0 ? sign * std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   if (!f.has_inf && e == exp_mask && m == man_mask) return std::numeric_limits<double>::quiet_NaN();
   if (e == 0) return sign * static_cast<double>(m) * pow2(1 - bias(f) - f.man_bits);
-  return sign * static_cast<double>(m | (1u << f.man_bits)) * pow2(static_cast<int>(e) - bias(f) - f.man_bits);
+  return sign * static_cast<double>(m | (1u << f.man_bits)) *
+         pow2(static_cast<int>(e) - bias(f) - f.man_bits);
 }
 
 // Rounds |x| to a multiple of the format's quantum at x's exponent (the
@@ -100,7 +101,8 @@ std::uint32_t encode(double x, const FloatFormat& f, Rounding r, bool satfinite)
   // n quanta at exponent e: the encoding is (e - emin) << man_bits plus n,
   // which carries into the exponent when rounding reached 2^(man_bits + 1)
   // and is n itself for subnormals (e == emin).
-  return sign | ((static_cast<std::uint32_t>(e - emin) << f.man_bits) + static_cast<std::uint32_t>(n));
+  return sign |
+         ((static_cast<std::uint32_t>(e - emin) << f.man_bits) + static_cast<std::uint32_t>(n));
 }
 
 double add_to_odd(double x, double y) {

@@ -174,7 +174,8 @@ bool touches_local(const Warp& w, const Instr& in, std::uint32_t exec);
 void local_load_store(Warp& w, const Instr& in, std::uint32_t exec);
 /// The narrow-float ALU (half.cpp): arithmetic, setp and cvt on .f16/.bf16/fp8.
 void narrow_alu(Warp& w, const Instr& in, int lane);
-/// setp `in`'s comparison of two floats, the unordered forms and num/nan included (PTX ISA 9.7.7.1).
+/// setp `in`'s comparison of two floats, the unordered forms and num/nan included (PTX
+/// ISA 9.7.7.1).
 bool compare_float(const Instr& in, double x, double y);
 /// Writes setp's result `t` for `lane`: p (and q) combined with c by .and/.or/.xor (PTX ISA 9.7.7.1).
 void write_setp(Warp& w, const Instr& in, int lane, bool t);

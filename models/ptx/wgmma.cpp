@@ -10,6 +10,8 @@
 // .bf16 operands, .m64nNk8 with .tf32 operands, and .m64nNk32 with fp8
 // operands (.e4m3/.e5m2, A and B each either), both from descriptors, K-major (imm-trans 0), any of the
 // four layouts (no swizzle, 32/64/128-byte swizzle).
+#include "models/gpu/wgmma.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,7 +22,6 @@
 #include <optional>
 #include <vector>
 
-#include "models/gpu/wgmma.hpp"
 #include "models/ptx/narrow_float.hpp"
 #include "models/ptx/opcodes.hpp"
 #include "models/ptx/warp.hpp"
@@ -169,7 +170,8 @@ struct Mma {
       auto [region, off] = p.elems[static_cast<std::size_t>(first * shape.k) + i];
       std::memcpy(&bits, region->bytes() + off, static_cast<std::size_t>(eb));
       if (eb == 4) bits >>= 13;  // .tf32: the mma reads the top 19 bits of the f32
-      out[i] = static_cast<float>(decode(bits, f));  // exact: f16, bf16, tf32 and fp8 values are floats
+      out[i] =
+          static_cast<float>(decode(bits, f));  // exact: f16, bf16, tf32 and fp8 values are floats
     }
     return out;
   }

@@ -37,7 +37,9 @@ class Counting final : public Strategy {
     tally_.last = a;
     return a;
   }
-  std::uint32_t choose(std::uint32_t n, const ExecutionRecord& ex) override { return inner_->choose(n, ex); }
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord& ex) override {
+    return inner_->choose(n, ex);
+  }
   void end_execution(const ExecutionRecord& ex) override { inner_->end_execution(ex); }
   bool exhaustive() const override { return inner_->exhaustive(); }
   std::string stopped_by() const override { return inner_->stopped_by(); }

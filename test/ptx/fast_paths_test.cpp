@@ -3,11 +3,10 @@
 // a search over every value of the format; setp's comparisons (decoded once
 // into Instr::compare) against C++'s; and global addresses resolved through
 // the last-hit mapping first, on two buffers accessed alternately.
-#include <catch2/catch.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -43,8 +42,9 @@ std::vector<std::pair<double, std::uint32_t>> finite_values(const FloatFormat& f
 
 // What encode must give for `x` by the ISA's rounding: the neighbours'
 // midpoint decides round-to-nearest (ties to the even encoding).
-std::uint32_t expected(double x, const FloatFormat& f, const std::vector<std::pair<double, std::uint32_t>>& vals,
-                       Rounding r, bool satfinite) {
+std::uint32_t expected(double x, const FloatFormat& f,
+                       const std::vector<std::pair<double, std::uint32_t>>& vals, Rounding r,
+                       bool satfinite) {
   const bool neg = std::signbit(x);
   const double a = std::fabs(x);
   auto hi = std::lower_bound(vals.begin(), vals.end(), std::make_pair(a, 0u));
@@ -62,7 +62,8 @@ std::uint32_t expected(double x, const FloatFormat& f, const std::vector<std::pa
   auto pick = up ? hi : lo;
   const std::uint32_t sign = neg ? 1u << (f.exp_bits + f.man_bits) : 0;
   if (pick == std::prev(vals.end())) {  // overflow
-    const bool away = r == Rounding::nearest_even || (r == Rounding::up && !neg) || (r == Rounding::down && neg);
+    const bool away =
+        r == Rounding::nearest_even || (r == Rounding::up && !neg) || (r == Rounding::down && neg);
     if (satfinite || !away) return sign | std::prev(pick)->second;
     return f.has_inf ? sign | pick->second : f.nan;
   }
@@ -75,7 +76,8 @@ std::vector<double> probes(const std::vector<std::pair<double, std::uint32_t>>& 
   std::vector<double> out = {5e-324, 1e-310, 1e-300, 1e300, std::numeric_limits<double>::max()};
   for (std::size_t i = 0; i + 1 < vals.size(); ++i) {
     double lo = vals[i].first, hi = vals[i + 1].first, mid = (lo + hi) / 2;
-    for (double x : {lo, mid, std::nextafter(mid, 0.0), std::nextafter(mid, hi), lo + (hi - lo) / 4, hi * 1.5})
+    for (double x :
+         {lo, mid, std::nextafter(mid, 0.0), std::nextafter(mid, hi), lo + (hi - lo) / 4, hi * 1.5})
       out.push_back(x);
   }
   std::size_t n = out.size();
@@ -90,9 +92,11 @@ std::string setp_kernel(const std::vector<std::string>& cases) {
   const std::size_t words = (cases.size() + 31) / 32;
   for (std::size_t w = 0; w < words; ++w) body += fmt::format("  mov.u32 %r{}, 0;\n", 8 + w);
   for (std::size_t i = 0; i < cases.size(); ++i)
-    body += fmt::format("{}\n  selp.u32 %r3, 1, 0, %p1;\n  shl.b32 %r3, %r3, {};\n  or.b32 %r{}, %r{}, %r3;\n",
-                        cases[i], i % 32, 8 + i / 32, 8 + i / 32);
-  for (std::size_t w = 0; w < words; ++w) body += fmt::format("  st.global.u32 [%rd2+{}], %r{};\n", 4 * w, 8 + w);
+    body += fmt::format(
+        "{}\n  selp.u32 %r3, 1, 0, %p1;\n  shl.b32 %r3, %r3, {};\n  or.b32 %r{}, %r{}, %r3;\n",
+        cases[i], i % 32, 8 + i / 32, 8 + i / 32);
+  for (std::size_t w = 0; w < words; ++w)
+    body += fmt::format("  st.global.u32 [%rd2+{}], %r{};\n", 4 * w, 8 + w);
   return ptx_entry("cmp", body + "  ret;");
 }
 
@@ -120,39 +124,46 @@ TEST_CASE("ptx fast paths: narrow-float encode and decode agree with a search ov
   }
 }
 
-TEST_CASE("ptx fast paths: setp's integer, f32 and f16 comparisons match C++'s, NaN and -0 included",
-          "[ptx][values]") {
+TEST_CASE(
+    "ptx fast paths: setp's integer, f32 and f16 comparisons match C++'s, NaN and -0 included",
+    "[ptx][values]") {
   std::vector<std::string> cases;
   std::vector<std::uint32_t> want;
-  const std::vector<std::pair<std::int32_t, std::int32_t>> ints = {{-1, 1}, {1, -1}, {5, 5}, {INT32_MIN, 1}};
+  const std::vector<std::pair<std::int32_t, std::int32_t>> ints = {
+      {-1, 1}, {1, -1}, {5, 5}, {INT32_MIN, 1}};
   for (auto [x, y] : ints) {
     const auto ux = static_cast<std::uint32_t>(x), uy = static_cast<std::uint32_t>(y);
     const std::vector<std::pair<const char*, bool>> forms = {
-        {"eq.s32", x == y}, {"ne.s32", x != y}, {"lt.s32", x < y}, {"le.s32", x <= y}, {"gt.s32", x > y},
-        {"ge.s32", x >= y}, {"lt.u32", ux < uy}, {"lo.u32", ux < uy}, {"ls.u32", ux <= uy},
-        {"hi.u32", ux > uy}, {"hs.u32", ux >= uy}};
+        {"eq.s32", x == y},   {"ne.s32", x != y},  {"lt.s32", x < y},   {"le.s32", x <= y},
+        {"gt.s32", x > y},    {"ge.s32", x >= y},  {"lt.u32", ux < uy}, {"lo.u32", ux < uy},
+        {"ls.u32", ux <= uy}, {"hi.u32", ux > uy}, {"hs.u32", ux >= uy}};
     for (auto [form, result] : forms) {
-      cases.push_back(fmt::format("  mov.b32 %r1, {:#x};\n  mov.b32 %r2, {:#x};\n  setp.{} %p1, %r1, %r2;", ux, uy, form));
+      cases.push_back(fmt::format(
+          "  mov.b32 %r1, {:#x};\n  mov.b32 %r2, {:#x};\n  setp.{} %p1, %r1, %r2;", ux, uy, form));
       want.push_back(result);
     }
   }
   // f32 bits and f16 bits of the same pairs: 1 < 2, 2 > 1, 1 = 1, NaN, -0 = +0.
-  const std::vector<std::pair<float, float>> floats = {{1, 2}, {2, 1}, {1, 1}, {NAN, 1}, {-0.0f, 0.0f}};
+  const std::vector<std::pair<float, float>> floats = {
+      {1, 2}, {2, 1}, {1, 1}, {NAN, 1}, {-0.0f, 0.0f}};
   const std::vector<std::pair<std::uint16_t, std::uint16_t>> halves = {
       {0x3c00, 0x4000}, {0x4000, 0x3c00}, {0x3c00, 0x3c00}, {0x7e00, 0x3c00}, {0x8000, 0x0000}};
   for (std::size_t i = 0; i < floats.size(); ++i) {
     auto [x, y] = floats[i];
     const bool nan = std::isnan(x) || std::isnan(y);
     const std::vector<std::pair<const char*, bool>> forms = {
-        {"eq", x == y}, {"ne", !nan && x != y}, {"lt", x < y}, {"le", x <= y}, {"gt", x > y}, {"ge", x >= y},
-        {"equ", nan || x == y}, {"neu", x != y}, {"ltu", nan || x < y}, {"leu", nan || x <= y},
-        {"gtu", nan || x > y}, {"geu", nan || x >= y}};
+        {"eq", x == y},         {"ne", !nan && x != y}, {"lt", x < y},
+        {"le", x <= y},         {"gt", x > y},          {"ge", x >= y},
+        {"equ", nan || x == y}, {"neu", x != y},        {"ltu", nan || x < y},
+        {"leu", nan || x <= y}, {"gtu", nan || x > y},  {"geu", nan || x >= y}};
     for (auto [form, result] : forms) {
-      cases.push_back(fmt::format("  mov.b32 %r1, {:#x};\n  mov.b32 %r2, {:#x};\n  setp.{}.f32 %p1, %r1, %r2;",
-                                  std::bit_cast<std::uint32_t>(x), std::bit_cast<std::uint32_t>(y), form));
+      cases.push_back(
+          fmt::format("  mov.b32 %r1, {:#x};\n  mov.b32 %r2, {:#x};\n  setp.{}.f32 %p1, %r1, %r2;",
+                      std::bit_cast<std::uint32_t>(x), std::bit_cast<std::uint32_t>(y), form));
       want.push_back(result);
-      cases.push_back(fmt::format("  mov.b16 %rs1, {:#x};\n  mov.b16 %rs2, {:#x};\n  setp.{}.f16 %p1, %rs1, %rs2;",
-                                  halves[i].first, halves[i].second, form));
+      cases.push_back(fmt::format(
+          "  mov.b16 %rs1, {:#x};\n  mov.b16 %rs2, {:#x};\n  setp.{}.f16 %p1, %rs1, %rs2;",
+          halves[i].first, halves[i].second, form));
       want.push_back(result);
     }
   }
@@ -160,11 +171,14 @@ TEST_CASE("ptx fast paths: setp's integer, f32 and f16 comparisons match C++'s, 
   std::vector<std::uint32_t> bits((cases.size() + 31) / 32);
   for (std::size_t i = 0; i < want.size(); ++i) bits[i / 32] |= want[i] << (i % 32);
   const std::string args = fmt::format("out=buffer:{}", 4 * bits.size());
-  CHECK(final_out({write_ptx(setp_kernel(cases)), "cmp", 32, args}) == "out=" + u32_hex(bits) + "\n");
+  CHECK(final_out({write_ptx(setp_kernel(cases)), "cmp", 32, args}) ==
+        "out=" + u32_hex(bits) + "\n");
 }
 
-TEST_CASE("ptx fast paths: two buffers accessed alternately resolve to their own bytes; past one's end is unmapped",
-          "[ptx][hostile]") {
+TEST_CASE(
+    "ptx fast paths: two buffers accessed alternately resolve to their own bytes; past one's end "
+    "is unmapped",
+    "[ptx][hostile]") {
   const std::string body = R"(  cvta.to.global.u64 %rd4, %rd1;
   cvta.to.global.u64 %rd5, %rd2;
   cvta.to.global.u64 %rd6, %rd3;
@@ -184,10 +198,12 @@ TEST_CASE("ptx fast paths: two buffers accessed alternately resolve to their own
   st.global.u32 [%rd10], %r6;
 )";
   std::vector<std::uint32_t> a, b, out;
-  for (std::uint32_t l = 0; l < 16; ++l) a.push_back(l), b.push_back(100 + l), out.push_back(100 + 3 * l);
+  for (std::uint32_t l = 0; l < 16; ++l)
+    a.push_back(l), b.push_back(100 + l), out.push_back(100 + 3 * l);
   const std::vector<std::string> params = {"a", "b", "out"};
   const std::string args = "a=buffer:64 b=buffer:64 out=buffer:64";  // 16 lanes: shown in full
-  const std::string state = final_out({write_ptx(ptx_entry("alt", body + "  ret;", params)), "alt", 16, args});
+  const std::string state =
+      final_out({write_ptx(ptx_entry("alt", body + "  ret;", params)), "alt", 16, args});
   CHECK(state == "a=" + u32_hex(a) + "\nb=" + u32_hex(b) + "\nout=" + u32_hex(out) + "\n");
   // After hits on a, the word just past a's end is in no buffer.
   const std::string past = body + "  ld.global.u32 %r7, [%rd4+64];\n  ret;";

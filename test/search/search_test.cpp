@@ -1,7 +1,6 @@
 // random and pct: seeded reproducibility, replayable bugs, PCT's probability
 // bound on a depth-2 bug; the step-limit report for spin loops.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "checker/explore/cex/minimize.hpp"
@@ -19,7 +18,8 @@ std::vector<std::vector<ScheduleStep>> all_schedules(const std::string& kernel,
   c.stop_at_first_bug = false;
   c.minimize = false;
   std::vector<std::vector<ScheduleStep>> out;
-  explore(k, k.resolve(p), c, [&](const ExecutionRecord& ex, Ending) { out.push_back(schedule_steps(ex)); });
+  explore(k, k.resolve(p), c,
+          [&](const ExecutionRecord& ex, Ending) { out.push_back(schedule_steps(ex)); });
   return out;
 }
 

@@ -2,8 +2,8 @@
 
 #include <thread>
 
-#include "checker/engine/execution.hpp"
 #include "checker/engine/errors.hpp"
+#include "checker/engine/execution.hpp"
 #include "checker/explore/strategies/dpor.hpp"
 
 namespace heddle {
@@ -59,7 +59,8 @@ bool range_finished(ItemPass& sh, std::size_t pos) {
 }
 
 // Explores entry `pos` of mine (a guarded one only when called for).
-void work_item(ItemPass& sh, std::size_t pos, StackPool& pool, std::unique_ptr<DporStrategy>& strategy) {
+void work_item(ItemPass& sh, std::size_t pos, StackPool& pool,
+               std::unique_ptr<DporStrategy>& strategy) {
   LoopState& st = sh.states[pos];
   if (sh.config.max_executions) st.executions = &sh.executions;
   if (sh.split.items[sh.mine[pos]].guard && !called_for(sh, pos)) {

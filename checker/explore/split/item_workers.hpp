@@ -37,7 +37,8 @@ struct ItemPass {
   // --max-executions adds to `executions` (without, nothing counts there:
   // a line both workers write at every execution costs each a miss).
   alignas(64) std::atomic<std::size_t> next{0};
-  alignas(64) std::atomic<std::size_t> cut{SIZE_MAX};  // first entry of mine with a bug, once stopping
+  // The first entry of mine with a bug, once stopping.
+  alignas(64) std::atomic<std::size_t> cut{SIZE_MAX};
   alignas(64) std::atomic<std::uint64_t> executions{0};
   std::mutex failed_mu{};
   std::exception_ptr failed{};  // the first error a worker met (rethrown by run_items)

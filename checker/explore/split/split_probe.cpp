@@ -92,7 +92,9 @@ class Probe final : public Strategy {
   }
   bool exhaustive() const override { return false; }
   /// The steps of the prefix and the sample (not those run past its end).
-  std::size_t steps(const ExecutionRecord& ex) const { return std::min(ex.trace().size(), sample_end_); }
+  std::size_t steps(const ExecutionRecord& ex) const {
+    return std::min(ex.trace().size(), sample_end_);
+  }
 
  private:
   // Canonical ids for new agents and objects; the prefix's last event once it ran.
@@ -212,13 +214,13 @@ class Probe final : public Strategy {
   std::size_t depth_ = 0;
   bool conditional_ = false;
   bool have_last_ = false;
-  std::int64_t last_ = -1;  // the agent the sample ran last
-  bool ended_ = false;      // the sample has ended: the execution runs to its end
+  std::int64_t last_ = -1;             // the agent the sample ran last
+  bool ended_ = false;                 // the sample has ended: the execution runs to its end
   std::size_t sample_end_ = SIZE_MAX;  // the trace position where it ended
-  std::vector<EventInfo> asleep_;  // the item's sleeping events the sample has not woken
-  std::uint64_t asleep_version_ = 0;  // bumped when asleep_ loses an event or is set
-  std::uint64_t asleep_set_ = 0;      // asleep_version_ when asleep_ was last set (not shrunk)
-  std::vector<Seen> seen_;            // per agent index of this execution
+  std::vector<EventInfo> asleep_;      // the item's sleeping events the sample has not woken
+  std::uint64_t asleep_version_ = 0;   // bumped when asleep_ loses an event or is set
+  std::uint64_t asleep_set_ = 0;       // asleep_version_ when asleep_ was last set (not shrunk)
+  std::vector<Seen> seen_;             // per agent index of this execution
 };
 
 }  // namespace
@@ -239,7 +241,8 @@ void probe(const Kernel& kernel, const Params& params, const ExecutionLimits& li
   if (node.chooses)
     throw UsageError(fmt::format(
         "--jobs and --shard do not support data choices (heddle::choose, called by {}) yet: "
-        "run it without them", kernel.name));
+        "run it without them",
+        kernel.name));
 }
 
 }  // namespace heddle::splitting

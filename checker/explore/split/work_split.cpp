@@ -22,7 +22,9 @@ using splitting::sleeps;
 int wake_class(const Node& n, const EventInfo& x) {
   for (const EventInfo& e : n.sample) {
     if (!dpor::conflict(e, x)) continue;
-    auto same = [&](const EventInfo& f) { return f.agent == e.agent && f.agent_event == e.agent_event; };
+    auto same = [&](const EventInfo& f) {
+      return f.agent == e.agent && f.agent_event == e.agent_event;
+    };
     return std::any_of(n.frontier.begin(), n.frontier.end(), same) ? 1 : 0;
   }
   return 2;
@@ -53,7 +55,8 @@ std::vector<EventInfo> child_order(const Node& n) {
   for (const EventInfo& x : out) cls.push_back(wake_class(n, x));
   std::vector<std::size_t> at(out.size());
   for (std::size_t k = 0; k < at.size(); ++k) at[k] = k;
-  std::stable_sort(at.begin(), at.end(), [&](std::size_t a, std::size_t b) { return cls[a] < cls[b]; });
+  std::stable_sort(at.begin(), at.end(),
+                   [&](std::size_t a, std::size_t b) { return cls[a] < cls[b]; });
   std::vector<EventInfo> sorted;
   for (std::size_t k : at) sorted.push_back(out[k]);
   return sorted;

@@ -38,7 +38,9 @@ class Bounded final : public Strategy {
   }
 
   AgentId pick(const Choice& c) override { return core_->next(c); }
-  std::uint32_t choose(std::uint32_t n, const ExecutionRecord&) override { return core_->choose(n); }
+  std::uint32_t choose(std::uint32_t n, const ExecutionRecord&) override {
+    return core_->choose(n);
+  }
 
   void end_execution(const ExecutionRecord& ex) override {
     bug_seen_ |= ex.bug().has_value();
