@@ -39,6 +39,7 @@ RunConfig config_of(const Options& options) {
     else if (key == "max-executions") c.max_executions = whole(key, value);
     else if (key == "time-limit") c.time_limit = seconds(key, value);
     else if (key == "seed") c.seed = whole(key, value);
+    else if (key == "keep-going") c.stop_at_first_bug = false;
     else if (key == "max-steps") {
       std::uint64_t n = whole(key, value);
       if (n == 0 || n > UINT32_MAX)
@@ -125,13 +126,23 @@ LaunchOutcome check_launch(const Kernel& k, const ProgramLaunch& launch, const O
     std::string file = option(options, "out");
     if (file.empty() && replaying) file = replay;  // a replay writes no new file unless asked
     else if (file.empty()) file = launch.default_out;
-    if (result.schedule && file != replay) write_text(file, write_schedule(*result.schedule));
-    else if (!result.schedule) file.clear();
+    if (result.schedule && file != replay) {
+      write_text(file, write_schedule(*result.schedule));
+      for (std::size_t k = 1; k < result.distinct.size(); ++k)  // --keep-going's other bugs
+        write_text(distinct_schedule_file(file, k), write_schedule(result.distinct[k].schedule));
+    } else if (!result.schedule) {
+      file.clear();
+    }
     out.bug = true;
     out.text = without_replay_hint(format_run(k, params, config, result, file, "heddle"));
-    if (!file.empty())
+    if (!file.empty()) {
       out.text += fmt::format("replay it: heddle {} --replay {} -- {}\n", option(options, "runner"),
                               file, option(options, "command"));
+      for (std::size_t k = 1; k < result.distinct.size() && file != replay; ++k)
+        out.text += fmt::format("replay bug {}: heddle {} --replay {} -- {}\n", k + 1,
+                                option(options, "runner"), distinct_schedule_file(file, k),
+                                option(options, "command"));
+    }
     return out;
   }
   if (replaying) out.text = "replayed the schedule: no bug";

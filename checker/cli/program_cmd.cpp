@@ -34,6 +34,9 @@ void add_program_commands(CLI::App& app, ProgramArgs& args) {
           std::string("--") + option,
           [&args, key = std::string(option)](const std::string& v) { args.options[key] = v; },
           help);
+    sub->add_flag_function(
+        "--keep-going", [&args](std::int64_t) { args.options["keep-going"] = "1"; },
+        "checked launches explore on after their first bug and report each distinct bug");
     sub->add_option("program", args.argv, "-- PROGRAM ARGS...: the program to run")->required();
     args.commands[name] = sub;
   }

@@ -58,6 +58,22 @@ TEST_CASE("heddle cuda: the shipped #2162 epilogue races at the tensormap rewrit
   }
 }
 
+TEST_CASE("heddle cuda: --keep-going explores a checked launch on past its first bug", "[cuda]") {
+  // Every interleaving of the shipped epilogue races; without the flag the
+  // launch stops at the first, with it the exploration ends exhaustive.
+  auto first =
+      cli("cuda --out " + temp_file("kg1.json") + " -- " + app("epilogue_app") + " shipped");
+  CHECK(first.code == 1);
+  CHECK_THAT(first.out, Contains("stopped at the first bug"));
+  const std::string out = temp_file("kg2.json");
+  auto all = cli("cuda --keep-going --out " + out + " -- " + app("epilogue_app") + " shipped");
+  CHECK(all.code == 1);
+  CHECK_THAT(all.out, Contains("data race"));
+  CHECK_THAT(all.out, Contains("3 executions explored; exhaustive"));
+  CHECK_THAT(all.out, Contains("with a bug: 3"));
+  CHECK_THAT(all.out, Contains("replay it: heddle cuda --replay " + out));
+}
+
 TEST_CASE("heddle cuda: the fixed epilogue verifies and the program prints its own Passed",
           "[cuda]") {
   auto r = cli("cuda -- " + app("epilogue_app") + " fixed");
