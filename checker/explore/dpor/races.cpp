@@ -154,8 +154,21 @@ void RaceFinder::fill_row(FinishedTrace& t, std::size_t k) {
   auto join = [&](std::size_t other) { join_row(row, &t.clocks[other * agents], agents); };
   if (t.prev_pos[k] >= 0) join(static_cast<std::size_t>(t.prev_pos[k]));
   if (e.agent_event == 0 && t.created_by[k] >= 0) join(static_cast<std::size_t>(t.created_by[k]));
-  for (std::uint32_t i : cand_)
-    if (conflict(t.events[i], e)) join(i);
+  // An agent's later row holds its earlier ones (each row joins the agent's
+  // previous one): of each agent, its last conflicting candidate is enough.
+  // A spin loop's many polls of one object then cost one join, not one each.
+  if (joined_.size() < agents) joined_.resize(agents, 0);
+  if (++row_serial_ == 0) {  // (wrapped: forget every mark)
+    std::fill(joined_.begin(), joined_.end(), 0u);
+    row_serial_ = 1;
+  }
+  for (auto it = cand_.rbegin(); it != cand_.rend(); ++it) {
+    const EventInfo& ei = t.events[*it];
+    std::uint32_t& mark = joined_[index(ei.agent)];
+    if (mark == row_serial_ || !conflict(ei, e)) continue;
+    join(*it);
+    mark = row_serial_;
+  }
   row[index(e.agent)] = e.agent_event + 1;
 }
 
@@ -178,8 +191,15 @@ void RaceFinder::race_candidates(const FinishedTrace& t, std::size_t j, std::vec
   const EventInfo& ej = t.events[j];
   const std::int32_t pp = t.prev_pos[j];
   const std::int32_t cb = ej.agent_event == 0 ? t.created_by[j] : -1;
-  for (std::uint32_t ci : cand_) {
-    const std::size_t i = ci;
+  // Only the candidates that conflict with j can race with it or stand
+  // between it and an earlier one (reaches_through): most candidates of a
+  // read are reads (a spin loop's polls), looked at once here, not once per
+  // conflicting candidate.
+  conf_.clear();
+  for (std::uint32_t k : cand_)
+    if (conflict(t.events[k], ej)) conf_.push_back(k);
+  for (std::size_t c = 0; c < conf_.size(); ++c) {
+    const std::size_t i = conf_[c];
     const EventInfo& ei = t.events[i];
     if (!may_move_before(i, ei, ej, pp, cb,
                          [&](std::size_t a, std::size_t b) { return t.happens_before(a, b); }))
@@ -188,20 +208,16 @@ void RaceFinder::race_candidates(const FinishedTrace& t, std::size_t j, std::vec
     // may block: when the event between enabled it (an unlock before a
     // lock), only the race with the earlier event (the other lock) can be
     // reversed (see OptimalDpor::analyse_races).
-    if (!ej.conditional && reaches_through(t, i, j)) continue;
+    if (!ej.conditional && reaches_through(t, c)) continue;
     if (!reversible(t, i, j)) continue;
     out.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
   }
 }
 
-bool RaceFinder::reaches_through(const FinishedTrace& t, std::size_t i, std::size_t j) const {
-  const EventInfo& ej = t.events[j];
-  for (std::uint32_t k : cand_) {
-    if (k <= i) continue;
-    const EventInfo& ek = t.events[k];
-    if (conflict(ek, ej) && t.happens_before(i, k))
-      return true;
-  }
+bool RaceFinder::reaches_through(const FinishedTrace& t, std::size_t c) const {
+  const std::size_t i = conf_[c];
+  for (std::size_t d = c + 1; d < conf_.size(); ++d)  // (ascending: the later ones)
+    if (t.happens_before(i, conf_[d])) return true;
   return false;
 }
 

@@ -106,8 +106,9 @@ class RaceFinder {
   void races_of(const FinishedTrace& t, std::size_t j, std::vector<Race>& out);
   /// The same, with cand_ already holding j's candidates (races_of's rule).
   void race_candidates(const FinishedTrace& t, std::size_t j, std::vector<Race>& out);
-  /// True when i happens before a later event of cand_ that conflicts with j.
-  bool reaches_through(const FinishedTrace& t, std::size_t i, std::size_t j) const;
+  /// True when conf_[c] happens before a later event of conf_ (one that
+  /// conflicts with the j race_candidates looks at).
+  bool reaches_through(const FinishedTrace& t, std::size_t c) const;
   /// True when j (a conditional operation) could run right before i.
   bool reversible(const FinishedTrace& t, std::size_t i, std::size_t j) const;
 
@@ -116,6 +117,11 @@ class RaceFinder {
   // agents in the same order ran the same events (deterministic models).
   std::vector<AgentId> indexed_;
   std::vector<std::uint32_t> cand_;
+  std::vector<std::uint32_t> conf_;  // race_candidates: the candidates that conflict with j
+  // fill_row: per agent, the row (row_serial_) in which its last conflicting
+  // candidate was joined.
+  std::vector<std::uint32_t> joined_;
+  std::uint32_t row_serial_ = 0;
   std::vector<std::int32_t> last_;  // compute_clocks: each agent's last position so far
 };
 
