@@ -207,7 +207,7 @@ void RaceFinder::race_candidates(const FinishedTrace& t, std::size_t j, std::vec
     // Races are immediate (JACM 2017, Sec. 3), except for an operation that
     // may block: when the event between enabled it (an unlock before a
     // lock), only the race with the earlier event (the other lock) can be
-    // reversed (see OptimalDpor::analyse_races).
+    // reversed (the reference notes on blocking operations say so).
     if (!ej.conditional && reaches_through(t, c)) continue;
     if (!reversible(t, i, j)) continue;
     out.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
