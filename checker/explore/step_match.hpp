@@ -1,6 +1,7 @@
 // How every schedule follower (replay, follow, shrink) matches the steps of
 // a schedule against a running execution: one rule for all of them.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -187,24 +187,23 @@ void OptimalDpor::end(const ExecutionRecord& ex) {
     ++stats_.sleep_blocked;
   else
     collect_pending(ex);
-  record(trace);
+  const std::size_t kept = record(trace);
   // The races of the positions from the branch point on (the earlier ones
   // were analysed with an earlier execution), then of the pending ones.
   races_.clear();
-  finder_.analyse(record_, &record_, kept_, agents_.width(), branch_, std::min(n, blocked_at_),
+  finder_.analyse(record_, &record_, kept, agents_.width(), branch_, std::min(n, blocked_at_),
                   !pending_.empty(), races_);
   stats_.races += races_.size();
   for (const Race& r : races_) reverse(trace, r.i, r.j);
   if (!backtrack()) done_ = true;
 }
 
-void OptimalDpor::record(const std::vector<Event>& trace) {
+std::size_t OptimalDpor::record(const std::vector<Event>& trace) {
   const std::size_t n = trace.size();
   const std::size_t all = n + pending_.size();
   FinishedTrace& t = record_;
   // Positions before branch_ ran exactly as in the previous execution.
   const std::size_t same = std::min(branch_, t.real);
-  kept_ = same;
   t.real = n;
   t.events.resize(all);  // assigning in place reuses the footprints' storage
   for (std::size_t k = same; k < all; ++k) fill_info(t.events[k], trace, k, false);
@@ -212,7 +211,7 @@ void OptimalDpor::record(const std::vector<Event>& trace) {
   t.declared.resize(n);
   for (std::size_t k = same; k < n; ++k) t.declared[k] = declared_footprint(k);
   t.created_by.resize(all);
-  for (std::size_t k = 0; k < all; ++k) {
+  for (std::size_t k = same; k < all; ++k) {
     const Event& e = at(trace, k);
     t.created_by[k] = e.agent_event == 0 ? e.created_by : -1;
   }
@@ -225,6 +224,7 @@ void OptimalDpor::record(const std::vector<Event>& trace) {
     for (AgentId x : path_[k].enabled) t.enabled.push_back(agents_.canon(x));
   }
   t.enabled_at.push_back(static_cast<std::uint32_t>(t.enabled.size()));
+  return same;
 }
 
 void OptimalDpor::reverse(const std::vector<Event>& trace, std::size_t i, std::size_t j) {

@@ -87,9 +87,9 @@ class OptimalDpor {
     return k < n ? path_[k].conditional : pending_[k - n].conditional;
   }
   void collect_pending(const ExecutionRecord& ex);
-  /// Refills record_ with the finished trace and the pending operations
-  /// (positions before the branch point are kept: they ran as before).
-  void record(const std::vector<Event>& trace);
+  /// Refills record_ with the finished trace and the pending operations;
+  /// returns how many positions it kept (before the branch point, they ran as before).
+  std::size_t record(const std::vector<Event>& trace);
   /// The footprint position k was declared with (before refinement).
   const Footprint& declared_footprint(std::size_t k) const {
     return tree_.event_by_id(path_[k].declared).footprint;
@@ -109,7 +109,6 @@ class OptimalDpor {
   // The finished trace as the race analysis (races.hpp) sees it, agents
   // by canonical id; refilled in place from the branch point on.
   FinishedTrace record_;
-  std::size_t kept_ = 0;                // record_'s positions kept from the last execution
   RaceFinder finder_;
   std::vector<Race> races_;             // the finished trace's reversible races
   EventInfo moved_;                     // the reversed race's later event, as declared
